@@ -1,0 +1,88 @@
+/* suite.h: what a benchmark suite declares: its tests, options, needs and how it runs. */
+#ifndef KB_SUITE_H
+#define KB_SUITE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "kb_abi.h"
+#include "kvm.h"
+#include "result.h"
+
+/* What a test needs from the host; a test whose needs are not met is skipped with the reason. */
+enum kb_need {
+	KB_NEED_IRQCHIP = 1u << 0,
+	KB_NEED_X2APIC = 1u << 1,
+	KB_NEED_TSC_DEADLINE = 1u << 2,
+	KB_NEED_2VCPUS = 1u << 3,
+	KB_NEED_USER_MSR = 1u << 4,
+	KB_NEED_HYPERCALL = 1u << 5,   /* VMCALL/VMMCALL must reach this KVM */
+};
+
+/* Options every measurement shares (kvmbench run's own options). */
+struct kb_run_opts {
+	int runs;
+	int warmup;
+	uint64_t sample_time_ns;
+	uint64_t iterations;     /* 0: calibrate */
+	int vcpus;
+	uint64_t timeout_ns;     /* watchdog bound on every KVM_RUN */
+	const char *json;
+	const char *kvm_path;
+	bool quiet;
+	bool verbose;
+	bool pvm_emulated;       /* leave kvm_pvm in emulation mode: proves the cross-check */
+};
+
+struct kb_test_def {
+	const char *name;
+	const char *summary;
+	enum kb_loop loop;          /* guest loop (guest/) */
+	double exits_per_iter;      /* KVM exits one iteration must cause */
+	unsigned int needs;
+	bool hidden;                /* only run when named (selftests) */
+};
+
+struct kb_run_ctx {
+	struct kb_kvm *kvm;
+	const struct kb_run_opts *opts;
+	volatile sig_atomic_t *stop;
+	/* Progress report: sample k of n of the current test. */
+	void (*progress)(struct kb_run_ctx *ctx, int sample, int nsamples);
+	const char *current;        /* "suite/test" */
+};
+
+struct kb_suite {
+	const char *name;
+	const char *summary;
+	const struct kb_test_def *tests;
+	size_t ntests;
+	const struct kb_opt *opts;  /* the suite's own options for 'kvmbench run' */
+	size_t nopts;
+	void *cfg;                  /* where those options land */
+	bool hidden;
+	/* Guest parameters (mailbox param[]) for a test, echoed into params. */
+	void (*params)(const struct kb_test_def *t, uint64_t param[6], json_object *echo);
+	/* Run one test; NULL selects the generic timed-loop runner. */
+	int (*run)(struct kb_run_ctx *ctx, const struct kb_suite *s, const struct kb_test_def *t,
+		   struct kb_test_result *r);
+};
+
+extern const struct kb_suite *const kb_suites[];
+extern const size_t kb_nsuites;
+
+const struct kb_suite *kb_find_suite(const char *name);
+const struct kb_test_def *kb_find_test(const struct kb_suite *s, const char *name);
+/* Every suite entry complete, names unique, options not clashing: checked at start-up. */
+int kb_suites_validate(void);
+/* Why a test cannot run on this host, or NULL. */
+const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t);
+
+/* The generic runner: calibrate, warm up, then sample a guest loop on every vCPU at once. */
+int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const struct kb_test_def *t,
+		     struct kb_test_result *r);
+
+#endif

@@ -1,0 +1,80 @@
+/* suites.c: the one table of suites; a new suite is one file plus one line here. */
+#include <errno.h>
+#include <string.h>
+
+#include "kb.h"
+#include "suite.h"
+
+extern const struct kb_suite kb_suite_cpuid;
+extern const struct kb_suite kb_suite_selftest;
+
+const struct kb_suite *const kb_suites[] = {
+	&kb_suite_cpuid,
+	&kb_suite_selftest,
+};
+
+const size_t kb_nsuites = ARRAY_SIZE(kb_suites);
+
+const struct kb_suite *kb_find_suite(const char *name)
+{
+	for (size_t i = 0; i < kb_nsuites; i++)
+		if (!strcmp(kb_suites[i]->name, name))
+			return kb_suites[i];
+	return NULL;
+}
+
+const struct kb_test_def *kb_find_test(const struct kb_suite *s, const char *name)
+{
+	for (size_t i = 0; i < s->ntests; i++)
+		if (!strcmp(s->tests[i].name, name))
+			return &s->tests[i];
+	return NULL;
+}
+
+int kb_suites_validate(void)
+{
+	for (size_t i = 0; i < kb_nsuites; i++) {
+		const struct kb_suite *s = kb_suites[i];
+
+		if (!s->name || !s->summary || !s->tests || !s->ntests || (!s->run && !s->params) ||
+		    (s->nopts && (!s->opts || !s->cfg)))
+			return kb_fail(EINVAL, "suite #%zu (%s) is incomplete", i, s->name ? s->name : "?");
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(kb_suites[j]->name, s->name))
+				return kb_fail(EINVAL, "suite name '%s' is used twice", s->name);
+		for (size_t t = 0; t < s->ntests; t++) {
+			const struct kb_test_def *d = &s->tests[t];
+
+			if (!d->name || !d->summary || (!s->run && (d->loop <= 0 || d->loop >= KB_LOOP_MAX)))
+				return kb_fail(EINVAL, "suite %s: test #%zu is incomplete", s->name, t);
+			for (size_t u = 0; u < t; u++)
+				if (!strcmp(s->tests[u].name, d->name))
+					return kb_fail(EINVAL, "suite %s: test name '%s' is used twice", s->name, d->name);
+		}
+		/* Suite options share kvmbench run's command line: names must not clash. */
+		for (size_t o = 0; o < s->nopts; o++)
+			for (size_t j = 0; j < i; j++)
+				for (size_t p = 0; p < kb_suites[j]->nopts; p++)
+					if (!strcmp(kb_suites[j]->opts[p].name, s->opts[o].name))
+						return kb_fail(EINVAL, "option --%s is declared by suites %s and %s",
+							       s->opts[o].name, kb_suites[j]->name, s->name);
+	}
+	return 0;
+}
+
+const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t)
+{
+	struct kb_kvm *kvm = ctx->kvm;
+
+	if ((t->needs & KB_NEED_IRQCHIP) && kb_kvm_cap(kvm, KVM_CAP_IRQCHIP) <= 0)
+		return "needs an in-kernel irqchip (KVM_CAP_IRQCHIP), which this KVM lacks";
+	if ((t->needs & KB_NEED_TSC_DEADLINE) && kb_kvm_cap(kvm, KVM_CAP_TSC_DEADLINE_TIMER) <= 0)
+		return "needs the TSC deadline timer (KVM_CAP_TSC_DEADLINE_TIMER), which this KVM lacks";
+	if ((t->needs & KB_NEED_USER_MSR) && kb_kvm_cap(kvm, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
+		return "needs MSR exits to userspace (KVM_CAP_X86_USER_SPACE_MSR), which this KVM lacks";
+	if ((t->needs & KB_NEED_2VCPUS) && ctx->opts->vcpus < 2)
+		return "needs at least 2 vCPUs (--vcpus 2)";
+	if ((t->needs & KB_NEED_HYPERCALL) && kvm->backend == KB_BACKEND_PVM)
+		return "VMCALL/VMMCALL never reach kvm_pvm (the outer hypervisor answers them): nothing to measure";
+	return NULL;
+}

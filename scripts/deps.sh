@@ -1,0 +1,17 @@
+#!/bin/sh
+# deps.sh: install what kvmbench needs to build and test on Debian 12 (run as root).
+# Usage: scripts/deps.sh [--build-only]
+set -eu
+build="autoconf automake libtool pkg-config make gcc binutils libc6-dev linux-libc-dev
+	libcpuid-dev libhwloc-dev libnuma-dev libjson-c-dev libgsl-dev liblzma-dev"
+test_tools="jq xz-utils util-linux"
+pkgs="$build"
+[ "${1:-}" = --build-only ] || pkgs="$pkgs $test_tools"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: installing packages needs root (try: sudo $0)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $pkgs

@@ -1,0 +1,248 @@
+/* cmd-run.c: 'kvmbench run': measure the selected suites and tests, print and save the results. */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "host.h"
+#include "kb.h"
+#include "suite.h"
+#include "table.h"
+
+struct selected {
+	const struct kb_suite *suite;
+	const struct kb_test_def *test;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static const struct kb_opt run_opts[] = {
+	{ "runs", 'n', KB_OPT_INT, offsetof(struct kb_run_opts, runs), "N",
+	  "measured samples per test", "10", 1, 100000 },
+	{ "warmup", 'w', KB_OPT_INT, offsetof(struct kb_run_opts, warmup), "N",
+	  "warm-up samples per test, measured and discarded", "1", 0, 1000 },
+	{ "sample-time", 't', KB_OPT_DURATION, offsetof(struct kb_run_opts, sample_time_ns), "TIME",
+	  "target length of one sample; iterations are calibrated to it", "100ms", 0.001, 60 },
+	{ "iterations", 'i', KB_OPT_U64, offsetof(struct kb_run_opts, iterations), "N",
+	  "iterations per sample and vCPU instead of calibrating (0: calibrate)", "0", 0, 1e12 },
+	{ "vcpus", 'c', KB_OPT_INT, offsetof(struct kb_run_opts, vcpus), "N",
+	  "vCPUs running the test at once, one thread each", "1", 1, KB_MAX_VCPUS },
+	{ "timeout", 0, KB_OPT_DURATION, offsetof(struct kb_run_opts, timeout_ns), "TIME",
+	  "watchdog: longest a guest may run without exiting before it is declared hung", "10s", 0.01, 3600 },
+	{ "json", 'o', KB_OPT_STRING, offsetof(struct kb_run_opts, json), "FILE",
+	  "write the lossless JSON result here, rewritten after every test", NULL, 0, 0 },
+	{ "kvm", 0, KB_OPT_STRING, offsetof(struct kb_run_opts, kvm_path), "DEV",
+	  "the KVM device", "/dev/kvm", 0, 0 },
+	{ "pvm-emulated", 0, KB_OPT_FLAG, offsetof(struct kb_run_opts, pvm_emulated), NULL,
+	  "on kvm_pvm, do not switch the guest to native execution (shows the emulation check at work)",
+	  NULL, 0, 0 },
+	{ "quiet", 'q', KB_OPT_FLAG, offsetof(struct kb_run_opts, quiet), NULL,
+	  "no progress line and no table", NULL, 0, 0 },
+	{ "verbose", 'v', KB_OPT_FLAG, offsetof(struct kb_run_opts, verbose), NULL,
+	  "debug messages on stderr", NULL, 0, 0 },
+};
+
+static size_t suite_groups(struct kb_opt_group *groups, size_t max)
+{
+	static char titles[32][96];
+	size_t n = 0;
+
+	for (size_t i = 0; i < kb_nsuites && n < max && n < 32; i++) {
+		const struct kb_suite *s = kb_suites[i];
+
+		if (!s->nopts)
+			continue;
+		snprintf(titles[n], sizeof(titles[n]), "Options of suite '%s'", s->name);
+		groups[n] = (struct kb_opt_group){ titles[n], s->opts, s->nopts, s->cfg };
+		n++;
+	}
+	return n;
+}
+
+static void add_suite_tests(const struct kb_suite *s, struct selected *sel, size_t *n, size_t max)
+{
+	for (size_t t = 0; t < s->ntests && *n < max; t++)
+		if (!s->tests[t].hidden)
+			sel[(*n)++] = (struct selected){ s, &s->tests[t] };
+}
+
+/* Turn SUITE and SUITE/TEST operands into the list of tests to run. */
+static int select_tests(int argc, char **argv, struct selected *sel, size_t max, size_t *n)
+{
+	*n = 0;
+	if (!argc) {
+		for (size_t i = 0; i < kb_nsuites; i++)
+			if (!kb_suites[i]->hidden)
+				add_suite_tests(kb_suites[i], sel, n, max);
+		return 0;
+	}
+	for (int a = 0; a < argc; a++) {
+		char name[128], *slash;
+		const struct kb_suite *s;
+
+		snprintf(name, sizeof(name), "%s", argv[a]);
+		slash = strchr(name, '/');
+		if (slash)
+			*slash++ = 0;
+		s = kb_find_suite(name);
+		if (!s)
+			return kb_fail(EINVAL, "unknown suite '%s' ('kvmbench list' shows the suites)", name);
+		if (!slash || !*slash) {
+			add_suite_tests(s, sel, n, max);
+			continue;
+		}
+		const struct kb_test_def *t = kb_find_test(s, slash);
+
+		if (!t)
+			return kb_fail(EINVAL, "suite '%s' has no test '%s' ('kvmbench list %s' shows its tests)",
+				       s->name, slash, s->name);
+		if (*n < max)
+			sel[(*n)++] = (struct selected){ s, t };
+	}
+	return 0;
+}
+
+static void progress(struct kb_run_ctx *ctx, int sample, int nsamples)
+{
+	const struct kb_run_opts *o = ctx->opts;
+	double left = (double)(nsamples - sample + 1) * (double)o->sample_time_ns / 1e9;
+
+	fprintf(stderr, "\r\033[K%s: sample %d of %d, about %.0f s left", ctx->current, sample, nsamples, left);
+	fflush(stderr);
+}
+
+static char *iso_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return kb_xstrdup(buf);
+}
+
+static int run_one(struct kb_run_ctx *ctx, const struct selected *sel, struct kb_test_result *r)
+{
+	const char *unmet = kb_test_unmet_need(ctx, sel->test);
+	uint64_t t0 = kb_now_ns();
+	int err;
+
+	json_object_object_add(r->params, "summary", json_object_new_string(sel->test->summary));
+	if (unmet) {
+		kb_test_set_status(r, KB_STATUS_SKIPPED, "%s", unmet);
+		return 0;
+	}
+	err = sel->suite->run ? sel->suite->run(ctx, sel->suite, sel->test, r)
+			      : kb_run_loop_test(ctx, sel->suite, sel->test, r);
+	r->duration_s = (double)(kb_now_ns() - t0) / 1e9;
+	if (err == -EINTR)
+		return err;
+	if (err)
+		kb_test_set_status(r, KB_STATUS_ERROR, "%s", kb_last_error());
+	kb_test_finish(r);
+	return 0;
+}
+
+static int cmd_run(void *cfgp, int argc, char **argv)
+{
+	struct kb_run_opts *o = cfgp;
+	struct selected sel[256];
+	size_t nsel;
+	struct kb_kvm kvm;
+	struct kb_result res;
+	struct kb_run_ctx ctx = { .kvm = &kvm, .opts = o, .stop = &stop_requested };
+	bool tty = isatty(STDERR_FILENO) && !o->quiet;
+	bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	int ret = 0, failed = 0;
+	struct sigaction sa;
+
+	kb_verbose = o->verbose;
+	if (kb_suites_validate())
+		kb_die("internal error: %s", kb_last_error());
+	if (select_tests(argc, argv, sel, ARRAY_SIZE(sel), &nsel))
+		kb_die("%s", kb_last_error());
+	if (kb_kvm_open(&kvm, o->kvm_path))
+		kb_die("%s", kb_last_error());
+	if (kb_watchdog_init())
+		kb_die("%s", kb_last_error());
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (tty)
+		ctx.progress = progress;
+
+	kb_result_init(&res);
+	res.tool_version = kb_xstrdup(PACKAGE_VERSION);
+	res.started = iso_now();
+	res.host = kb_host_json(&kvm);
+	res.options = kb_cli_current_options_json();
+	if (!o->quiet)
+		kb_table_header(stdout, color);
+	for (size_t i = 0; i < nsel; i++) {
+		char id[160];
+		struct kb_test_result *r = kb_result_add_test(&res, sel[i].suite->name, sel[i].test->name);
+
+		snprintf(id, sizeof(id), "[%zu/%zu] %s/%s", i + 1, nsel, sel[i].suite->name, sel[i].test->name);
+		ctx.current = id;
+		if (run_one(&ctx, &sel[i], r) == -EINTR || stop_requested) {
+			/* The interrupted test is incomplete: drop it, keep everything before it. */
+			kb_result_drop_last(&res);
+			ret = 130;
+			break;
+		}
+		if (tty)
+			fprintf(stderr, "\r\033[K");
+		if (r->status == KB_STATUS_ERROR || r->status == KB_STATUS_INVALID)
+			failed++;
+		if (!o->quiet) {
+			kb_table_test(stdout, r, color);
+			fflush(stdout);
+		}
+		if (o->json && kb_result_write_json(&res, o->json)) {
+			kb_warn("%s", kb_last_error());
+			ret = 2;
+			break;
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	if (ret == 130) {
+		if (o->json && kb_result_write_json(&res, o->json))
+			kb_warn("%s", kb_last_error());
+		fprintf(stderr, "kvmbench: interrupted; %zu completed test(s) kept%s%s\n", res.ntests,
+			o->json ? " in " : "", o->json ? o->json : "");
+	} else if (!ret && failed) {
+		kb_warn("%d test(s) failed or gave invalid measurements; see the reasons above", failed);
+		ret = 1;
+	}
+	kb_result_free(&res);
+	kb_kvm_close(&kvm);
+	return ret;
+}
+
+const struct kb_cmd kb_cmd_run = {
+	.name = "run",
+	.summary = "Measure suites or single tests on this host's KVM and report statistics.",
+	.usage = "[OPTIONS] [SUITE | SUITE/TEST]...",
+	.description = "Without operands every suite runs except the hidden ones. Every sample is\n"
+		       "cross-checked against KVM's own statistics; a sample that fails the check\n"
+		       "marks the test invalid. Exit status: 0 all measured or skipped, 1 a test\n"
+		       "failed or was invalid, 2 usage or setup error, 130 interrupted.",
+	.opts = run_opts,
+	.nopts = ARRAY_SIZE(run_opts),
+	.cfg_size = sizeof(struct kb_run_opts),
+	.extra_groups = suite_groups,
+	.exec = cmd_run,
+};

@@ -1,0 +1,389 @@
+/* kvm.c: open /dev/kvm, create VMs, memslots and vCPUs; run a vCPU under a watchdog. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kb.h"
+#include "kvm.h"
+
+#define KB_WATCHDOG_SIGNAL (SIGRTMIN + 1)
+
+static const struct kb_cap caps[] = {
+	{ KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY", true },
+	{ KVM_CAP_EXT_CPUID, "KVM_CAP_EXT_CPUID", true },
+	{ KVM_CAP_IMMEDIATE_EXIT, "KVM_CAP_IMMEDIATE_EXIT", true },
+	{ KVM_CAP_GET_TSC_KHZ, "KVM_CAP_GET_TSC_KHZ", true },
+	{ KVM_CAP_BINARY_STATS_FD, "KVM_CAP_BINARY_STATS_FD", true },
+	{ KVM_CAP_NR_VCPUS, "KVM_CAP_NR_VCPUS", false },
+	{ KVM_CAP_MAX_VCPUS, "KVM_CAP_MAX_VCPUS", false },
+	{ KVM_CAP_IRQCHIP, "KVM_CAP_IRQCHIP", false },
+	{ KVM_CAP_X86_USER_SPACE_MSR, "KVM_CAP_X86_USER_SPACE_MSR", false },
+	{ KVM_CAP_SPLIT_IRQCHIP, "KVM_CAP_SPLIT_IRQCHIP", false },
+	{ KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, "KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2", false },
+	{ KVM_CAP_DIRTY_LOG_RING, "KVM_CAP_DIRTY_LOG_RING", false },
+	{ KVM_CAP_TSC_DEADLINE_TIMER, "KVM_CAP_TSC_DEADLINE_TIMER", false },
+	{ KVM_CAP_PMU_CAPABILITY, "KVM_CAP_PMU_CAPABILITY", false },
+};
+
+const struct kb_cap *kb_kvm_caps(unsigned int *n)
+{
+	*n = ARRAY_SIZE(caps);
+	return caps;
+}
+
+const char *kb_backend_name(enum kb_backend b)
+{
+	switch (b) {
+	case KB_BACKEND_INTEL: return "kvm_intel";
+	case KB_BACKEND_AMD: return "kvm_amd";
+	case KB_BACKEND_PVM: return "kvm_pvm";
+	default: return "unknown";
+	}
+}
+
+enum kb_backend kb_backend_detect(void)
+{
+	struct stat st;
+
+	/* Vendor modules register under /sys/module once loaded; /dev/kvm is served by exactly one. */
+	if (!stat("/sys/module/kvm_pvm", &st))
+		return KB_BACKEND_PVM;
+	if (!stat("/sys/module/kvm_amd", &st))
+		return KB_BACKEND_AMD;
+	if (!stat("/sys/module/kvm_intel", &st))
+		return KB_BACKEND_INTEL;
+	return KB_BACKEND_UNKNOWN;
+}
+
+int kb_kvm_cap(struct kb_kvm *kvm, long cap)
+{
+	int r = ioctl(kvm->fd, KVM_CHECK_EXTENSION, cap);
+
+	return r < 0 ? 0 : r;
+}
+
+static int get_supported_cpuid(struct kb_kvm *kvm)
+{
+	for (int nent = 128; nent <= 4096; nent *= 2) {
+		struct kvm_cpuid2 *c = kb_xcalloc(1, sizeof(*c) + nent * sizeof(c->entries[0]));
+
+		c->nent = nent;
+		if (!ioctl(kvm->fd, KVM_GET_SUPPORTED_CPUID, c)) {
+			kvm->supported_cpuid = c;
+			return 0;
+		}
+		free(c);
+		if (errno != E2BIG)
+			return kb_fail(errno, "KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+	}
+	return kb_fail(E2BIG, "KVM_GET_SUPPORTED_CPUID: more than 4096 entries");
+}
+
+int kb_kvm_open(struct kb_kvm *kvm, const char *path)
+{
+	int err;
+
+	memset(kvm, 0, sizeof(*kvm));
+	kvm->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (kvm->fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			return kb_fail(err, "%s: no such device (is KVM enabled? load kvm_intel or kvm_amd, and check that virtualization is on in the firmware)", path);
+		if (err == EACCES || err == EPERM)
+			return kb_fail(err, "%s: permission denied (add your user to group 'kvm' or run as root)", path);
+		return kb_fail(err, "%s: %s", path, strerror(err));
+	}
+	kvm->api_version = ioctl(kvm->fd, KVM_GET_API_VERSION, NULL);
+	if (kvm->api_version != KVM_API_VERSION) {
+		err = kb_fail(EINVAL, "%s: KVM API version %d, kvmbench needs %d", path,
+			      kvm->api_version, KVM_API_VERSION);
+		goto fail;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(caps); i++)
+		if (caps[i].required && kb_kvm_cap(kvm, caps[i].cap) <= 0) {
+			err = kb_fail(ENOTSUP, "%s: capability %s is absent (kvmbench needs Linux 5.14 or newer)",
+				      path, caps[i].name);
+			goto fail;
+		}
+	kvm->vcpu_mmap_size = ioctl(kvm->fd, KVM_GET_VCPU_MMAP_SIZE, NULL);
+	if (kvm->vcpu_mmap_size < (int)sizeof(struct kvm_run)) {
+		err = kb_fail(EINVAL, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+		goto fail;
+	}
+	err = get_supported_cpuid(kvm);
+	if (err)
+		goto fail;
+	kvm->backend = kb_backend_detect();
+	return 0;
+fail:
+	close(kvm->fd);
+	kvm->fd = -1;
+	return err;
+}
+
+void kb_kvm_close(struct kb_kvm *kvm)
+{
+	if (kvm->fd >= 0)
+		close(kvm->fd);
+	free(kvm->supported_cpuid);
+	memset(kvm, 0, sizeof(*kvm));
+	kvm->fd = -1;
+}
+
+int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool irqchip)
+{
+	struct kvm_userspace_memory_region region;
+	int err;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->kvm = kvm;
+	vm->stats.fd = -1;
+	vm->fd = ioctl(kvm->fd, KVM_CREATE_VM, 0);
+	if (vm->fd < 0)
+		return kb_fail(errno, "KVM_CREATE_VM: %s", strerror(errno));
+	if (irqchip) {
+		if (ioctl(vm->fd, KVM_CREATE_IRQCHIP, 0)) {
+			err = kb_fail(errno, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+			goto fail;
+		}
+		vm->irqchip = true;
+	}
+	vm->mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vm->mem == MAP_FAILED) {
+		vm->mem = NULL;
+		err = kb_fail(errno, "guest memory: mmap of %llu MiB failed: %s",
+			      (unsigned long long)(mem_size >> 20), strerror(errno));
+		goto fail;
+	}
+	vm->mem_size = mem_size;
+	region = (struct kvm_userspace_memory_region){
+		.slot = 0,
+		.guest_phys_addr = 0,
+		.memory_size = mem_size,
+		.userspace_addr = (uintptr_t)vm->mem,
+	};
+	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region)) {
+		err = kb_fail(errno, "KVM_SET_USER_MEMORY_REGION (slot 0, %llu MiB): %s",
+			      (unsigned long long)(mem_size >> 20), strerror(errno));
+		goto fail;
+	}
+	err = kb_stats_open(vm->fd, &vm->stats);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	kb_vm_destroy(vm);
+	return err;
+}
+
+void kb_vm_destroy(struct kb_vm *vm)
+{
+	kb_stats_close(&vm->stats);
+	if (vm->fd >= 0)
+		close(vm->fd);
+	if (vm->mem)
+		munmap(vm->mem, vm->mem_size);
+	vm->fd = -1;
+	vm->mem = NULL;
+}
+
+int kb_vcpu_create(struct kb_vm *vm, int id, struct kb_vcpu *vcpu)
+{
+	struct kb_kvm *kvm = vm->kvm;
+	int r, err;
+
+	memset(vcpu, 0, sizeof(*vcpu));
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->stats.fd = -1;
+	vcpu->fd = ioctl(vm->fd, KVM_CREATE_VCPU, id);
+	if (vcpu->fd < 0)
+		return kb_fail(errno, "KVM_CREATE_VCPU %d: %s", id, strerror(errno));
+	vcpu->run = mmap(NULL, kvm->vcpu_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		vcpu->run = NULL;
+		err = kb_fail(errno, "vCPU %d: mmap of kvm_run failed: %s", id, strerror(errno));
+		goto fail;
+	}
+	if (ioctl(vcpu->fd, KVM_SET_CPUID2, kvm->supported_cpuid)) {
+		err = kb_fail(errno, "vCPU %d: KVM_SET_CPUID2: %s", id, strerror(errno));
+		goto fail;
+	}
+	r = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
+	if (r <= 0) {
+		err = kb_fail(errno ? errno : EINVAL, "vCPU %d: KVM_GET_TSC_KHZ: %s", id, strerror(errno));
+		goto fail;
+	}
+	vcpu->tsc_khz = (uint32_t)r;
+	err = kb_stats_open(vcpu->fd, &vcpu->stats);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	kb_vcpu_destroy(vcpu);
+	return err;
+}
+
+void kb_vcpu_destroy(struct kb_vcpu *vcpu)
+{
+	if (vcpu->timer_armed)
+		timer_delete(vcpu->timer);
+	vcpu->timer_armed = false;
+	kb_stats_close(&vcpu->stats);
+	if (vcpu->run)
+		munmap(vcpu->run, vcpu->vm->kvm->vcpu_mmap_size);
+	if (vcpu->fd >= 0)
+		close(vcpu->fd);
+	vcpu->run = NULL;
+	vcpu->fd = -1;
+}
+
+int kb_vcpu_set_msr(struct kb_vcpu *vcpu, uint32_t index, uint64_t value)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = index, .e.data = value };
+
+	if (ioctl(vcpu->fd, KVM_SET_MSRS, &m) != 1)
+		return kb_fail(EINVAL, "vCPU %d: KVM_SET_MSRS 0x%x = 0x%llx was refused",
+			       vcpu->id, index, (unsigned long long)value);
+	return 0;
+}
+
+int kb_vcpu_get_msr(struct kb_vcpu *vcpu, uint32_t index, uint64_t *value)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = index };
+
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
+		return kb_fail(EINVAL, "vCPU %d: KVM_GET_MSRS 0x%x was refused", vcpu->id, index);
+	*value = m.e.data;
+	return 0;
+}
+
+/* The vCPU this thread is running, so the signal handler can stop it. */
+static __thread struct kb_vcpu *running_vcpu;
+
+static void watchdog_handler(int sig)
+{
+	(void)sig;
+	if (running_vcpu) {
+		running_vcpu->watchdog_fired = 1;
+		/* Makes a KVM_RUN that is about to start return at once: no lost wake-up. */
+		running_vcpu->run->immediate_exit = 1;
+	}
+}
+
+int kb_watchdog_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_handler;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: KVM_RUN must come back with EINTR. */
+	if (sigaction(KB_WATCHDOG_SIGNAL, &sa, NULL))
+		return kb_fail(errno, "installing the watchdog signal handler: %s", strerror(errno));
+	return 0;
+}
+
+static int watchdog_arm(struct kb_vcpu *vcpu, uint64_t timeout_ns)
+{
+	struct itimerspec its = { 0 };
+
+	/* Created on first use, by the thread that runs this vCPU: the signal must reach it. */
+	if (!vcpu->timer_armed) {
+		struct sigevent sev;
+
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_THREAD_ID;
+		sev.sigev_signo = KB_WATCHDOG_SIGNAL;
+		sev._sigev_un._tid = gettid();
+		if (timer_create(CLOCK_MONOTONIC, &sev, &vcpu->timer))
+			return kb_fail(errno, "vCPU %d: creating the watchdog timer: %s", vcpu->id, strerror(errno));
+		vcpu->timer_armed = true;
+	}
+	its.it_value.tv_sec = timeout_ns / 1000000000ULL;
+	its.it_value.tv_nsec = timeout_ns % 1000000000ULL;
+	if (timer_settime(vcpu->timer, 0, &its, NULL))
+		return kb_fail(errno, "vCPU %d: arming the watchdog: %s", vcpu->id, strerror(errno));
+	return 0;
+}
+
+static void watchdog_disarm(struct kb_vcpu *vcpu)
+{
+	struct itimerspec its = { 0 };
+
+	timer_settime(vcpu->timer, 0, &its, NULL);
+}
+
+int kb_vcpu_run(struct kb_vcpu *vcpu, uint64_t timeout_ns)
+{
+	int r, err;
+
+	running_vcpu = vcpu;
+	vcpu->watchdog_fired = 0;
+	vcpu->run->immediate_exit = 0;
+	err = watchdog_arm(vcpu, timeout_ns);
+	if (err)
+		return err;
+	r = ioctl(vcpu->fd, KVM_RUN, NULL);
+	err = r < 0 ? errno : 0;
+	watchdog_disarm(vcpu);
+	vcpu->run->immediate_exit = 0;
+	if (vcpu->watchdog_fired)
+		return -ETIMEDOUT;
+	if (err == EINTR)
+		return -EINTR;
+	if (err)
+		return kb_fail(err, "vCPU %d: KVM_RUN: %s", vcpu->id, strerror(err));
+	return 0;
+}
+
+const char *kb_exit_reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[KVM_EXIT_UNKNOWN] = "UNKNOWN", [KVM_EXIT_EXCEPTION] = "EXCEPTION",
+		[KVM_EXIT_IO] = "IO", [KVM_EXIT_HYPERCALL] = "HYPERCALL",
+		[KVM_EXIT_DEBUG] = "DEBUG", [KVM_EXIT_HLT] = "HLT",
+		[KVM_EXIT_MMIO] = "MMIO", [KVM_EXIT_IRQ_WINDOW_OPEN] = "IRQ_WINDOW_OPEN",
+		[KVM_EXIT_SHUTDOWN] = "SHUTDOWN (triple fault)", [KVM_EXIT_FAIL_ENTRY] = "FAIL_ENTRY",
+		[KVM_EXIT_INTR] = "INTR", [KVM_EXIT_SET_TPR] = "SET_TPR",
+		[KVM_EXIT_TPR_ACCESS] = "TPR_ACCESS", [KVM_EXIT_INTERNAL_ERROR] = "INTERNAL_ERROR",
+		[KVM_EXIT_SYSTEM_EVENT] = "SYSTEM_EVENT", [KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
+		[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
+	};
+
+	if (reason < ARRAY_SIZE(names) && names[reason])
+		return names[reason];
+	return "unrecognised";
+}
+
+void kb_vcpu_describe(struct kb_vcpu *vcpu, char *buf, size_t size)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs)) {
+		snprintf(buf, size, "vCPU %d: registers unavailable: %s", vcpu->id, strerror(errno));
+		return;
+	}
+	snprintf(buf, size,
+		 "vCPU %d: last exit %s (%u); rip=0x%llx rsp=0x%llx rflags=0x%llx rax=0x%llx rcx=0x%llx "
+		 "cr0=0x%llx cr3=0x%llx cr4=0x%llx efer=0x%llx",
+		 vcpu->id, kb_exit_reason_name(vcpu->run->exit_reason), vcpu->run->exit_reason,
+		 (unsigned long long)regs.rip, (unsigned long long)regs.rsp,
+		 (unsigned long long)regs.rflags, (unsigned long long)regs.rax,
+		 (unsigned long long)regs.rcx, (unsigned long long)sregs.cr0,
+		 (unsigned long long)sregs.cr3, (unsigned long long)sregs.cr4,
+		 (unsigned long long)sregs.efer);
+}

@@ -1,0 +1,93 @@
+/* kvm.h: thin, error-checked wrappers around the /dev/kvm ioctl API. */
+#ifndef KB_KVM_H
+#define KB_KVM_H
+
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "kvmstats.h"
+
+enum kb_backend {
+	KB_BACKEND_UNKNOWN = 0,
+	KB_BACKEND_INTEL,     /* kvm_intel: VMX */
+	KB_BACKEND_AMD,       /* kvm_amd: SVM */
+	KB_BACKEND_PVM,       /* kvm_pvm: pagetable-based software virtualization */
+};
+
+/* kvm_pvm's switch from "emulate ring 0" to "run ring 0 natively" and its identity MSR. */
+#define KB_PVM_MSR_ENABLE   0x4b564d10
+#define KB_PVM_MSR_IDENT    0x4b564d11
+#define KB_PVM_IDENT_VALUE  0x4d5650ULL
+
+struct kb_kvm {
+	int fd;
+	int api_version;
+	int vcpu_mmap_size;
+	enum kb_backend backend;
+	struct kvm_cpuid2 *supported_cpuid;
+};
+
+struct kb_vm {
+	struct kb_kvm *kvm;
+	int fd;
+	uint8_t *mem;
+	uint64_t mem_size;
+	bool irqchip;
+	struct kb_stats stats;
+};
+
+struct kb_vcpu {
+	struct kb_vm *vm;
+	int id;
+	int fd;
+	struct kvm_run *run;
+	struct kb_stats stats;
+	uint32_t tsc_khz;
+	/* watchdog */
+	timer_t timer;
+	bool timer_armed;
+	volatile int watchdog_fired;
+};
+
+/* A capability kvmbench relies on, checked once at open. */
+struct kb_cap {
+	long cap;
+	const char *name;
+	bool required;
+};
+
+const char *kb_backend_name(enum kb_backend b);
+enum kb_backend kb_backend_detect(void);
+
+int kb_kvm_open(struct kb_kvm *kvm, const char *path);
+void kb_kvm_close(struct kb_kvm *kvm);
+int kb_kvm_cap(struct kb_kvm *kvm, long cap);
+const struct kb_cap *kb_kvm_caps(unsigned int *n);
+
+int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool irqchip);
+void kb_vm_destroy(struct kb_vm *vm);
+
+int kb_vcpu_create(struct kb_vm *vm, int id, struct kb_vcpu *vcpu);
+void kb_vcpu_destroy(struct kb_vcpu *vcpu);
+int kb_vcpu_set_msr(struct kb_vcpu *vcpu, uint32_t index, uint64_t value);
+int kb_vcpu_get_msr(struct kb_vcpu *vcpu, uint32_t index, uint64_t *value);
+
+/*
+ * Enter the guest once, bounded by the watchdog.  Returns 0 when KVM_RUN
+ * returned normally (inspect vcpu->run->exit_reason), -ETIMEDOUT when the
+ * watchdog stopped a guest that did not exit in time, -EINTR on any other
+ * signal, or another -errno.
+ */
+int kb_vcpu_run(struct kb_vcpu *vcpu, uint64_t timeout_ns);
+
+/* Describe the vCPU's state (exit reason, RIP, key registers) for an error message. */
+void kb_vcpu_describe(struct kb_vcpu *vcpu, char *buf, size_t size);
+const char *kb_exit_reason_name(uint32_t reason);
+
+/* Install the watchdog's signal handler; once per process. */
+int kb_watchdog_init(void);
+
+#endif

@@ -1,0 +1,341 @@
+/* looptest.c: the generic timed-loop runner: one thread per vCPU, calibrated samples, KVM-stats cross-check. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb.h"
+#include "machine.h"
+#include "suite.h"
+
+/* A barrier that a failing thread can break, so the others do not wait forever. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int count, waiting;
+	unsigned long generation;
+	bool broken;
+};
+
+static void gate_init(struct gate *g, int count)
+{
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	g->count = count;
+	g->waiting = 0;
+	g->generation = 0;
+	g->broken = false;
+}
+
+static int gate_wait(struct gate *g)
+{
+	int ret;
+
+	pthread_mutex_lock(&g->lock);
+	if (!g->broken && ++g->waiting == g->count) {
+		g->waiting = 0;
+		g->generation++;
+		pthread_cond_broadcast(&g->cond);
+	} else if (!g->broken) {
+		unsigned long gen = g->generation;
+
+		while (gen == g->generation && !g->broken)
+			pthread_cond_wait(&g->cond, &g->lock);
+	}
+	ret = g->broken ? -1 : 0;
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+static void gate_break(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->broken = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* One vCPU's measurement of one sample. */
+struct sample {
+	uint64_t iters;
+	uint64_t tsc;
+	uint64_t host_ns;
+	uint64_t *delta;      /* per-vCPU KVM stats deltas, indexed like a snapshot */
+};
+
+struct worker {
+	pthread_t thread;
+	struct kb_machine *m;
+	struct kb_run_ctx *ctx;
+	const struct kb_test_def *t;
+	const uint64_t *param;
+	struct gate *gate;
+	int id;
+	int nsamples;         /* warm-up excluded */
+	struct sample *samples;
+	uint64_t iters;
+	int err;
+	char errmsg[1024];
+	uint32_t last_args[4];
+};
+
+static int one_sample(struct worker *w, uint64_t iters, struct sample *out)
+{
+	struct kb_vcpu *v = &w->m->vcpus[w->id];
+	struct kb_mailbox *mb = kb_machine_mailbox(w->m, w->id);
+	uint64_t *before = out->delta;
+	uint64_t *after = kb_xcalloc(v->stats.nvals, sizeof(uint64_t));
+	uint64_t t0, t1;
+	int r;
+
+	mb->op = KB_OP_LOOP;
+	mb->test = w->t->loop;
+	mb->iters = iters;
+	memcpy(mb->param, w->param, sizeof(mb->param));
+	r = kb_stats_read(&v->stats, before);
+	t0 = kb_now_ns();
+	while (!r && (r = kb_machine_call(w->m, w->id, w->ctx->opts->timeout_ns)) == KB_UC_PRINT)
+		;
+	t1 = kb_now_ns();
+	if (r == KB_UC_NEXT)
+		r = kb_stats_read(&v->stats, after);
+	if (!r) {
+		for (uint32_t i = 0; i < v->stats.nvals; i++)
+			out->delta[i] = after[i] - before[i];
+		out->iters = mb->done_iters;
+		out->tsc = mb->tsc_end - mb->tsc_begin;
+		out->host_ns = t1 - t0;
+		for (int i = 0; i < 4; i++)
+			w->last_args[i] = (uint32_t)mb->args[i];
+		if (out->iters != iters)
+			r = kb_fail(EPROTO, "vCPU %d: guest ran %llu iterations, asked for %llu", w->id,
+				    (unsigned long long)out->iters, (unsigned long long)iters);
+	}
+	free(after);
+	return r < 0 ? r : 0;
+}
+
+/* Grow the iteration count until a sample lasts long enough to time, then scale to the target. */
+static int calibrate(struct worker *w, uint64_t *iters)
+{
+	const struct kb_run_opts *o = w->ctx->opts;
+	struct sample s = { .delta = kb_xcalloc(w->m->vcpus[w->id].stats.nvals, sizeof(uint64_t)) };
+	uint64_t n = 8;
+	int err = 0;
+
+	if (o->iterations) {
+		*iters = o->iterations;
+		goto out;
+	}
+	for (;;) {
+		err = one_sample(w, n, &s);
+		if (err)
+			goto out;
+		if (s.host_ns >= o->sample_time_ns / 10 || n >= (1ULL << 40))
+			break;
+		n *= s.host_ns < o->sample_time_ns / 1000 ? 16 : 4;
+	}
+	*iters = (uint64_t)fmax(1.0, (double)n * (double)o->sample_time_ns / (double)(s.host_ns ? s.host_ns : 1));
+out:
+	free(s.delta);
+	return err;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct kb_run_opts *o = w->ctx->opts;
+	uint32_t nvals = w->m->vcpus[w->id].stats.nvals;
+	struct sample scratch = { .delta = kb_xcalloc(nvals, sizeof(uint64_t)) };
+	int total = o->warmup + o->runs, r;
+
+	r = kb_machine_call(w->m, w->id, o->timeout_ns);
+	if (r != KB_UC_NEXT) {
+		w->err = r < 0 ? r : -EPROTO;
+		goto fail;
+	}
+	w->err = calibrate(w, &w->iters);
+	if (w->err)
+		goto fail;
+	for (int k = 0; k < total; k++) {
+		struct sample *s = k < o->warmup ? &scratch : &w->samples[k - o->warmup];
+
+		if (gate_wait(w->gate))
+			goto out;
+		if (*w->ctx->stop) {
+			w->err = -EINTR;
+			goto fail;
+		}
+		if (w->id == 0 && w->ctx->progress)
+			w->ctx->progress(w->ctx, k + 1, total);
+		if (!s->delta)
+			s->delta = kb_xcalloc(nvals, sizeof(uint64_t));
+		w->err = one_sample(w, w->iters, s);
+		if (w->err)
+			goto fail;
+	}
+	goto out;
+fail:
+	snprintf(w->errmsg, sizeof(w->errmsg), "%s", w->err == -EINTR ? "interrupted" : kb_last_error());
+	gate_break(w->gate);
+out:
+	free(scratch.delta);
+	return NULL;
+}
+
+/* KVM stats deltas of one sample, as a JSON object of the counters that moved. */
+static json_object *stats_json(const struct kb_stats *st, const uint64_t *delta)
+{
+	json_object *o = json_object_new_object();
+
+	for (uint32_t i = 0; i < st->ndesc; i++)
+		if (kb_stats_is_cumulative(st, i) && delta[st->desc[i].index])
+			json_object_object_add(o, st->desc[i].name,
+					       json_object_new_uint64(delta[st->desc[i].index]));
+	return o;
+}
+
+static void record(struct kb_test_result *r, struct kb_machine *m, struct worker *w,
+		   const struct kb_test_def *t, int nsamples)
+{
+	struct kb_metric *rate = kb_test_metric(r, "rate", "iter/s", true);
+	struct kb_metric *cycles = kb_test_metric(r, "cycles", "cycles/iter", false);
+	struct kb_metric *ns = kb_test_metric(r, "ns", "ns/iter", false);
+	const struct kb_stats *st = &m->vcpus[0].stats;
+	int i_exits = kb_stats_find(st, "exits"), i_emul = kb_stats_find(st, "insn_emulation");
+	double exits = 0, emul = 0, iters = 0, clock_ratio = 0, epi, mpi, tol;
+	double khz = m->vcpus[0].tsc_khz;
+	int nvcpus = m->nvcpus;
+
+	for (int k = 0; k < nsamples; k++) {
+		json_object *jsample = json_object_new_object(), *jv = json_object_new_array();
+		double agg_rate = 0, cyc = 0;
+
+		for (int v = 0; v < nvcpus; v++) {
+			const struct sample *s = &w[v].samples[k];
+			json_object *o = json_object_new_object();
+			double sec = (double)s->tsc / (khz * 1e3);
+			double vrate = sec > 0 ? (double)s->iters / sec : 0;
+
+			agg_rate += vrate;
+			cyc += (double)s->tsc / (double)s->iters;
+			/* One exit (and, on kvm_pvm, one emulation) per sample is the call channel's OUT. */
+			if (i_exits >= 0)
+				exits += (double)s->delta[i_exits] - 1;
+			if (i_emul >= 0)
+				emul += (double)s->delta[i_emul] - 1;
+			iters += (double)s->iters;
+			clock_ratio += sec / ((double)s->host_ns / 1e9);
+			json_object_object_add(o, "vcpu", json_object_new_int(v));
+			json_object_object_add(o, "iterations", json_object_new_uint64(s->iters));
+			json_object_object_add(o, "tsc_cycles", json_object_new_uint64(s->tsc));
+			json_object_object_add(o, "host_ns", json_object_new_uint64(s->host_ns));
+			json_object_object_add(o, "kvm_stats", stats_json(&m->vcpus[v].stats, s->delta));
+			json_object_array_add(jv, o);
+			if (nvcpus > 1) {
+				char name[32];
+
+				snprintf(name, sizeof(name), "rate.vcpu%d", v);
+				kb_metric_push(kb_test_metric(r, name, "iter/s", true), vrate);
+			}
+		}
+		cyc /= nvcpus;
+		kb_metric_push(rate, agg_rate);
+		kb_metric_push(cycles, cyc);
+		kb_metric_push(ns, cyc * 1e6 / khz);
+		json_object_object_add(jsample, "sample", json_object_new_int(k));
+		json_object_object_add(jsample, "vcpus", jv);
+		json_object_array_add(r->raw, jsample);
+	}
+	if (i_exits < 0 || i_emul < 0) {
+		kb_test_set_status(r, KB_STATUS_INVALID, "this kernel's KVM stats lack 'exits' or 'insn_emulation': "
+				   "the measurement cannot be cross-checked");
+		return;
+	}
+	epi = exits / iters;
+	mpi = emul / iters;
+	/* The tolerance allows for the odd host interrupt during a sample. */
+	tol = 0.02 * fmax(1.0, t->exits_per_iter);
+	kb_test_check(r, "exits_per_iteration", t->exits_per_iter, t->exits_per_iter - tol, t->exits_per_iter + tol, epi, true,
+		      epi < t->exits_per_iter / 2 ?
+		      "fewer exits than iterations: the hardware or an outer hypervisor answered the instruction, not this KVM" :
+		      "the exit count does not match what one iteration causes");
+	/* Each exit may go through KVM's emulator (kvm_pvm emulates every trapped instruction);
+	 * more than that means guest code itself is being emulated. */
+	kb_test_check(r, "emulations_per_iteration", t->exits_per_iter, 0, t->exits_per_iter + 0.02, mpi, true,
+		      "guest instructions are going through KVM's instruction emulator: the loop is not running natively");
+	clock_ratio /= (double)nsamples * nvcpus;
+	/* Guest TSC time over host wall time: the host's also holds one round trip, so slightly below 1. */
+	kb_test_check(r, "tsc_vs_host_clock", 1.0, 0.95, 1.05, clock_ratio, false,
+		      "the guest TSC and the host clock disagree: TSC frequency or scaling is off, or the host is overloaded");
+}
+
+int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const struct kb_test_def *t,
+		     struct kb_test_result *r)
+{
+	const struct kb_run_opts *o = ctx->opts;
+	struct kb_machine_cfg mcfg = {
+		.nvcpus = o->vcpus,
+		.irqchip = (t->needs & KB_NEED_IRQCHIP) != 0,
+		.pvm_emulated = o->pvm_emulated,
+	};
+	struct kb_machine m;
+	struct worker *w;
+	struct gate gate;
+	uint64_t param[6] = { 0 };
+	int err = 0;
+
+	s->params(t, param, r->params);
+	err = kb_machine_create(ctx->kvm, &mcfg, &m);
+	if (err)
+		return err;
+	w = kb_xcalloc(m.nvcpus, sizeof(*w));
+	gate_init(&gate, m.nvcpus);
+	for (int i = 0; i < m.nvcpus; i++) {
+		w[i] = (struct worker){ .m = &m, .ctx = ctx, .t = t, .param = param, .gate = &gate, .id = i,
+					.nsamples = o->runs };
+		w[i].samples = kb_xcalloc(o->runs, sizeof(struct sample));
+		for (int k = 0; k < o->runs; k++)
+			w[i].samples[k].delta = kb_xcalloc(m.vcpus[i].stats.nvals, sizeof(uint64_t));
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i])) {
+			err = kb_fail(EAGAIN, "cannot start the thread of vCPU %d", i);
+			gate_break(&gate);
+			for (int j = 0; j < i; j++)
+				pthread_join(w[j].thread, NULL);
+			goto out;
+		}
+	}
+	for (int i = 0; i < m.nvcpus; i++)
+		pthread_join(w[i].thread, NULL);
+	for (int i = 0; i < m.nvcpus; i++)
+		if (w[i].err) {
+			/* Report the first real failure, not a vCPU that merely saw the gate break. */
+			err = kb_fail(w[i].err, "%s", w[i].errmsg);
+			if (w[i].err != -EINTR)
+				break;
+		}
+	if (!err) {
+		r->vcpus = m.nvcpus;
+		r->iterations = w[0].iters;
+		r->tsc_khz = m.vcpus[0].tsc_khz;
+		json_object_object_add(r->extra, "backend", json_object_new_string(kb_backend_name(ctx->kvm->backend)));
+		json_object_object_add(r->extra, "pvm_native", json_object_new_boolean(m.pvm_native));
+		/* What the loop's last instruction returned (CPUID's registers, say): shows who answered. */
+		json_object *last = json_object_new_array();
+
+		for (int i = 0; i < 4; i++)
+			json_object_array_add(last, json_object_new_int64(w[0].last_args[i]));
+		json_object_object_add(r->extra, "guest_last_result", last);
+		record(r, &m, w, t, o->runs);
+	}
+out:
+	for (int i = 0; i < m.nvcpus; i++) {
+		for (int k = 0; k < o->runs; k++)
+			free(w[i].samples[k].delta);
+		free(w[i].samples);
+	}
+	free(w);
+	kb_machine_destroy(&m);
+	return err;
+}

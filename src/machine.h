@@ -1,0 +1,38 @@
+/* machine.h: a ready-to-run benchmark VM: memory layout, long mode, guest image, vCPUs. */
+#ifndef KB_MACHINE_H
+#define KB_MACHINE_H
+
+#include "kb_abi.h"
+#include "kvm.h"
+
+struct kb_machine_cfg {
+	int nvcpus;
+	uint64_t mem_size;    /* bytes of guest RAM at GPA 0; 0 picks the default */
+	bool irqchip;
+	bool pvm_emulated;    /* kvm_pvm only: skip the native-execution switch */
+};
+
+struct kb_machine {
+	struct kb_kvm *kvm;
+	struct kb_vm vm;
+	int nvcpus;
+	struct kb_vcpu *vcpus;
+	bool pvm_native;      /* kvm_pvm's native-ring-0 switch is on for every vCPU */
+};
+
+#define KB_DEFAULT_MEM (64ULL << 20)
+
+int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, struct kb_machine *m);
+void kb_machine_destroy(struct kb_machine *m);
+
+struct kb_mailbox *kb_machine_mailbox(struct kb_machine *m, int vcpu);
+
+/*
+ * Run the vCPU until the guest makes a call on the channel; return the call
+ * number (enum kb_ucall, only KB_UC_NEXT and KB_UC_PRINT come back), or a
+ * -errno with a message that says what the guest did: exception with vector
+ * and RIP, abort with file:line, triple fault, hang (watchdog), unexpected exit.
+ */
+int kb_machine_call(struct kb_machine *m, int vcpu, uint64_t timeout_ns);
+
+#endif

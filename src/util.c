@@ -1,0 +1,128 @@
+/* util.c: error buffer, messages, allocation and small parsing helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kb.h"
+
+static __thread char last_error[1024];
+int kb_verbose;
+int kb_quiet;
+
+int kb_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return err > 0 ? -err : err;
+}
+
+const char *kb_last_error(void)
+{
+	return last_error[0] ? last_error : "unknown error";
+}
+
+void kb_clear_error(void)
+{
+	last_error[0] = 0;
+}
+
+void kb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kvmbench: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void kb_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kvmbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void kb_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!kb_verbose)
+		return;
+	fputs("kvmbench: debug: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *kb_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		kb_die("out of memory allocating %zu bytes", n * size);
+	return p;
+}
+
+char *kb_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		kb_die("out of memory");
+	return p;
+}
+
+int kb_read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+int kb_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "ns"))
+		;
+	else
+		return -EINVAL;
+	if (v > 1e18)
+		return -ERANGE;
+	*ns = (uint64_t)v;
+	return 0;
+}
