@@ -22,9 +22,9 @@ static const struct kb_test_def tests[] = {
 	  KB_LOOP_CPUID, 1.0, 0, false },
 };
 
-static void cpuid_params(const struct kb_test_def *t, uint64_t param[6], json_object *echo)
+static void cpuid_params(const struct kb_run_ctx *ctx, const struct kb_test_def *t, uint64_t param[6],
+			 json_object *echo)
 {
-	(void)t;
 	param[0] = cfg.leaf;
 	param[1] = cfg.subleaf;
 	json_object_object_add(echo, "leaf", json_object_new_uint64(cfg.leaf));

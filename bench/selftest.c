@@ -7,18 +7,10 @@ static const struct kb_test_def tests[] = {
 	{ "fault", "a guest that raises #UD: reported with vector and RIP", KB_LOOP_UD2, 0.0, 0, true },
 };
 
-static void selftest_params(const struct kb_test_def *t, uint64_t param[6], json_object *echo)
-{
-	(void)t;
-	(void)param;
-	(void)echo;
-}
-
 const struct kb_suite kb_suite_selftest = {
 	.name = "selftest",
 	.summary = "kvmbench's own checks: measurement floor, watchdog, guest exceptions",
 	.tests = tests,
 	.ntests = sizeof(tests) / sizeof(tests[0]),
 	.hidden = true,
-	.params = selftest_params,
 };

@@ -37,6 +37,12 @@ struct kb_run_opts {
 	bool pvm_emulated;       /* leave kvm_pvm in emulation mode: proves the cross-check */
 };
 
+/* Exits per iteration where the backends differ (e.g. an MSR one passes through and another traps). */
+struct kb_backend_exits {
+	bool set;
+	double intel, amd, pvm;
+};
+
 struct kb_test_def {
 	const char *name;
 	const char *summary;
@@ -44,6 +50,8 @@ struct kb_test_def {
 	double exits_per_iter;      /* KVM exits one iteration must cause */
 	unsigned int needs;
 	bool hidden;                /* only run when named (selftests) */
+	uint64_t param[6];          /* guest loop parameters (a suite's params() may adjust them) */
+	struct kb_backend_exits exits_on;
 };
 
 struct kb_run_ctx {
@@ -64,9 +72,12 @@ struct kb_suite {
 	size_t nopts;
 	void *cfg;                  /* where those options land */
 	bool hidden;
-	/* Guest parameters (mailbox param[]) for a test, echoed into params. */
-	void (*params)(const struct kb_test_def *t, uint64_t param[6], json_object *echo);
-	/* Run one test; NULL selects the generic timed-loop runner. */
+	/* Adjust a test's guest parameters (param[] starts as the test's own), echo them into
+	 * 'echo'; NULL keeps the test's own. */
+	void (*params)(const struct kb_run_ctx *ctx, const struct kb_test_def *t, uint64_t param[6],
+		       json_object *echo);
+	/* Run one test; NULL selects the generic timed-loop runner.  Returns 0, or -errno with
+	 * kb_fail()'s message: -ENOTSUP means "cannot be measured on this host" (skipped). */
 	int (*run)(struct kb_run_ctx *ctx, const struct kb_suite *s, const struct kb_test_def *t,
 		   struct kb_test_result *r);
 };
@@ -78,6 +89,8 @@ const struct kb_suite *kb_find_suite(const char *name);
 const struct kb_test_def *kb_find_test(const struct kb_suite *s, const char *name);
 /* Every suite entry complete, names unique, options not clashing: checked at start-up. */
 int kb_suites_validate(void);
+/* Exits one iteration of t causes on backend b. */
+double kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b);
 /* Why a test cannot run on this host, or NULL. */
 const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t);
 

@@ -6,10 +6,12 @@
 #include "suite.h"
 
 extern const struct kb_suite kb_suite_cpuid;
+extern const struct kb_suite kb_suite_efermsr;
 extern const struct kb_suite kb_suite_selftest;
 
 const struct kb_suite *const kb_suites[] = {
 	&kb_suite_cpuid,
+	&kb_suite_efermsr,
 	&kb_suite_selftest,
 };
 
@@ -36,7 +38,7 @@ int kb_suites_validate(void)
 	for (size_t i = 0; i < kb_nsuites; i++) {
 		const struct kb_suite *s = kb_suites[i];
 
-		if (!s->name || !s->summary || !s->tests || !s->ntests || (!s->run && !s->params) ||
+		if (!s->name || !s->summary || !s->tests || !s->ntests ||
 		    (s->nopts && (!s->opts || !s->cfg)))
 			return kb_fail(EINVAL, "suite #%zu (%s) is incomplete", i, s->name ? s->name : "?");
 		for (size_t j = 0; j < i; j++)
@@ -60,6 +62,18 @@ int kb_suites_validate(void)
 							       s->opts[o].name, kb_suites[j]->name, s->name);
 	}
 	return 0;
+}
+
+double kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b)
+{
+	if (!t->exits_on.set)
+		return t->exits_per_iter;
+	switch (b) {
+	case KB_BACKEND_INTEL: return t->exits_on.intel;
+	case KB_BACKEND_AMD: return t->exits_on.amd;
+	case KB_BACKEND_PVM: return t->exits_on.pvm;
+	default: return t->exits_per_iter;
+	}
 }
 
 const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t)

@@ -35,5 +35,14 @@ void guest_abort(const char *file, int line, const char *what);
 typedef void (*guest_loop_fn)(struct kb_mailbox *mb, uint64_t iters);
 
 void loop_cpuid(struct kb_mailbox *mb, uint64_t iters);
+void loop_rdmsr(struct kb_mailbox *mb, uint64_t iters);
+void loop_wrmsr(struct kb_mailbox *mb, uint64_t iters);
+void loop_efer_toggle(struct kb_mailbox *mb, uint64_t iters);
+void loop_in(struct kb_mailbox *mb, uint64_t iters);
+void loop_out(struct kb_mailbox *mb, uint64_t iters);
+void loop_mmio_read(struct kb_mailbox *mb, uint64_t iters);
+void loop_hypercall(struct kb_mailbox *mb, uint64_t iters);
+void loop_mov_to_cr8(struct kb_mailbox *mb, uint64_t iters);
+void loop_mov_from_cr8(struct kb_mailbox *mb, uint64_t iters);
 
 #endif

@@ -41,6 +41,15 @@ static const guest_loop_fn loops[KB_LOOP_MAX] = {
 	[KB_LOOP_SPIN] = loop_spin,
 	[KB_LOOP_UD2] = loop_ud2,
 	[KB_LOOP_NOP] = loop_nop,
+	[KB_LOOP_RDMSR] = loop_rdmsr,
+	[KB_LOOP_WRMSR] = loop_wrmsr,
+	[KB_LOOP_EFER_TOGGLE] = loop_efer_toggle,
+	[KB_LOOP_IN] = loop_in,
+	[KB_LOOP_OUT] = loop_out,
+	[KB_LOOP_MMIO_READ] = loop_mmio_read,
+	[KB_LOOP_HYPERCALL] = loop_hypercall,
+	[KB_LOOP_MOV_TO_CR8] = loop_mov_to_cr8,
+	[KB_LOOP_MOV_FROM_CR8] = loop_mov_from_cr8,
 };
 
 static void str_copy(char *dst, const char *src, unsigned int max)

@@ -31,6 +31,13 @@
 
 /* The call channel: the guest fills its mailbox, then writes the call number to this port. */
 #define KB_UCALL_PORT     0x7f0
+/* A port and an MMIO address that kvmbench's userspace answers (round-trip tests). */
+#define KB_USER_PORT      0x7f4
+#define KB_MMIO_GPA       0x3fe00000ULL   /* inside the first GiB, never inside a memslot */
+/* An MSR no KVM implements; with KVM_CAP_X86_USER_SPACE_MSR its accesses reach userspace. */
+#define KB_USER_MSR       0x4b420001
+/* A port the in-kernel PIC answers (the master PIC's interrupt mask register). */
+#define KB_KERNEL_PORT    0x21
 
 enum kb_ucall {
 	KB_UC_NEXT = 1,   /* previous op done (results in mailbox); what next? */
@@ -51,6 +58,15 @@ enum kb_loop {
 	KB_LOOP_SPIN,        /* never returns: for the watchdog */
 	KB_LOOP_UD2,         /* raises #UD: for the exception path */
 	KB_LOOP_NOP,         /* empty loop: measurement floor */
+	KB_LOOP_RDMSR,       /* param[0] MSR index */
+	KB_LOOP_WRMSR,       /* param[0] MSR index, param[1] value */
+	KB_LOOP_EFER_TOGGLE, /* WRMSR EFER flipping SCE every iteration */
+	KB_LOOP_IN,          /* param[0] port, param[1] width in bytes (1, 2, 4) */
+	KB_LOOP_OUT,         /* param[0] port, param[1] width, param[2] value */
+	KB_LOOP_MMIO_READ,   /* param[0] guest physical address, 4-byte read */
+	KB_LOOP_HYPERCALL,   /* param[0] 1: VMMCALL (AMD), 0: VMCALL (Intel) */
+	KB_LOOP_MOV_TO_CR8,
+	KB_LOOP_MOV_FROM_CR8,
 	KB_LOOP_MAX
 };
 

@@ -148,7 +148,9 @@ static int run_one(struct kb_run_ctx *ctx, const struct selected *sel, struct kb
 	r->duration_s = (double)(kb_now_ns() - t0) / 1e9;
 	if (err == -EINTR)
 		return err;
-	if (err)
+	if (err == -ENOTSUP)
+		kb_test_set_status(r, KB_STATUS_SKIPPED, "%s", kb_last_error());
+	else if (err)
 		kb_test_set_status(r, KB_STATUS_ERROR, "%s", kb_last_error());
 	kb_test_finish(r);
 	return 0;

@@ -10,6 +10,7 @@ struct kb_machine_cfg {
 	uint64_t mem_size;    /* bytes of guest RAM at GPA 0; 0 picks the default */
 	bool irqchip;
 	bool pvm_emulated;    /* kvm_pvm only: skip the native-execution switch */
+	bool user_msr;        /* accesses to MSRs KVM refuses exit to userspace */
 };
 
 struct kb_machine {
@@ -18,6 +19,7 @@ struct kb_machine {
 	int nvcpus;
 	struct kb_vcpu *vcpus;
 	bool pvm_native;      /* kvm_pvm's native-ring-0 switch is on for every vCPU */
+	int fault_vector;     /* vector of the last guest exception reported, or -1 */
 };
 
 #define KB_DEFAULT_MEM (64ULL << 20)
