@@ -285,14 +285,17 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 	struct worker *w;
 	struct gate gate;
 	uint64_t param[6] = { 0 };
+	uint64_t t_setup, t_teardown;
 	int err = 0;
 
 	memcpy(param, t->param, sizeof(param));
 	if (s->params)
 		s->params(ctx, t, param, r->params);
+	t_setup = kb_now_ns();
 	err = kb_machine_create(ctx->kvm, &mcfg, &m);
 	if (err)
 		return err;
+	t_setup = kb_now_ns() - t_setup;
 	w = kb_xcalloc(m.nvcpus, sizeof(*w));
 	gate_init(&gate, m.nvcpus);
 	for (int i = 0; i < m.nvcpus; i++) {
@@ -345,6 +348,11 @@ out:
 		free(w[i].samples);
 	}
 	free(w);
+	t_teardown = kb_now_ns();
 	kb_machine_destroy(&m);
+	t_teardown = kb_now_ns() - t_teardown;
+	/* The cost of building a VM is paid once per test, never per sample. */
+	json_object_object_add(r->extra, "vm_setup_ns", json_object_new_uint64(t_setup));
+	json_object_object_add(r->extra, "vm_teardown_ns", json_object_new_uint64(t_teardown));
 	return err;
 }
