@@ -4,7 +4,8 @@
 set -eu
 build="autoconf automake libtool pkg-config make gcc binutils libc6-dev linux-libc-dev
 	libcpuid-dev libhwloc-dev libnuma-dev libjson-c-dev libgsl-dev liblzma-dev"
-test_tools="jq xz-utils util-linux"
+# The SVM testbed (tests/vm): the real kvm_amd in QEMU's emulated EPYC, with Debian's 6.1 kernel.
+test_tools="jq xz-utils util-linux qemu-system-x86 linux-image-amd64 busybox-static cpio kmod"
 pkgs="$build"
 [ "${1:-}" = --build-only ] || pkgs="$pkgs $test_tools"
 if [ "$(id -u)" -ne 0 ]; then

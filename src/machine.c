@@ -149,11 +149,13 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 	if (err)
 		return err;
 	if (cfg->user_msr) {
-		struct kvm_enable_cap cap = { .cap = KVM_CAP_X86_USER_SPACE_MSR };
-		int mask = kb_kvm_cap(kvm, KVM_CAP_X86_USER_SPACE_MSR);
+		/* KVM_CHECK_EXTENSION only says "supported"; UNKNOWN is the reason an MSR KVM lacks exits with. */
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_X86_USER_SPACE_MSR,
+			.args = { KVM_MSR_EXIT_REASON_INVAL | KVM_MSR_EXIT_REASON_UNKNOWN },
+		};
 
-		cap.args[0] = (uint64_t)mask & (KVM_MSR_EXIT_REASON_INVAL | KVM_MSR_EXIT_REASON_UNKNOWN);
-		if (!cap.args[0] || ioctl(m->vm.fd, KVM_ENABLE_CAP, &cap)) {
+		if (kb_kvm_cap(kvm, KVM_CAP_X86_USER_SPACE_MSR) <= 0 || ioctl(m->vm.fd, KVM_ENABLE_CAP, &cap)) {
 			err = kb_fail(errno ? errno : ENOTSUP, "KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR): %s",
 				      strerror(errno ? errno : ENOTSUP));
 			goto fail;

@@ -1,0 +1,318 @@
+#!/bin/bash
+# run-vm.sh - run a program on the real kvm_amd module inside QEMU software
+# emulation (TCG emulating AMD SVM with nested paging), and bring its result
+# files back to the host.
+#
+#   run-vm.sh -o OUTDIR [options] [-p PROGRAM]... [-c COMMAND]
+#
+# Builds an initramfs with mkinitramfs.sh (or uses a prebuilt one, --initrd),
+# boots the Debian kernel under `timeout T qemu-system-x86_64 -accel tcg -cpu
+# MODEL,+svm,+npt ...`, and decodes what the guest's /init sends on its second
+# serial port into OUTDIR.  See --help for the options and exit statuses.
+set -eu
+
+tb_prog=run-vm.sh
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=testbed-lib.sh
+. "$here/testbed-lib.sh"
+
+usage() {
+	cat <<'USAGE'
+Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
+
+  -o, --out DIR          where the results go (created; must be empty)
+      --cpu MODEL        QEMU CPU model, +svm,+npt are added
+                         (default $TESTBED_CPU or EPYC-Milan; also EPYC-Rome, EPYC)
+  -k, --kernel VMLINUZ   kernel image (default $TESTBED_KERNEL or the newest
+                         /boot/vmlinuz-6.1.0-*-amd64)
+  -m, --mem MB           guest memory (default $TESTBED_MEM or 1024)
+      --smp N            guest CPUs (default $TESTBED_SMP or 2)
+  -t, --timeout SEC      wall-clock limit for the whole VM run (default
+                         $TESTBED_TIMEOUT or 120); a guest still running then is
+                         killed and the run fails
+      --initrd FILE      boot this initramfs (made by mkinitramfs.sh) instead of
+                         building one; initramfs options are then refused
+      --append STRING    extra kernel command-line words
+      --qemu-arg ARG     extra QEMU argument (repeatable)
+  -v, --verbose          copy the guest console to stderr while it runs
+  -h, --help             this text
+
+Initramfs options (passed to mkinitramfs.sh, see its --help):
+  -p, --program FILE     --file SRC:DEST     --module NAME
+  --replace-module FILE  --param MOD.PARAM=VALUE   --hugepages N
+  -c, --command STRING   --command-file FILE       --guest-timeout SEC
+
+The command runs in the guest under busybox sh with cwd /out; every file it
+leaves under $TESTBED_OUT (= /out) is copied to OUTDIR with the same relative
+path.  OUTDIR/_testbed/ gets: testbed.env (guest facts and timings:
+kvm_amd, dev_kvm, kvm_amd_npt, command_status, t_init, ...), host.env (wall
+time, QEMU status, result), command.log, console.log, qemu.log, dmesg.txt,
+modules.txt, modload.log, build-info.txt (sha256 of every module and
+program), kvm-params.txt, kvm_amd-params.txt, cpuinfo.txt.
+
+Exit status: 0 the command ran and exited 0; 1 it exited non-zero;
+2 usage error or missing host tool; 3 the VM failed (timeout, panic, QEMU
+error, results missing or corrupt); 4 a kernel module failed to load.
+USAGE
+}
+
+outdir=""
+cpu=${TESTBED_CPU:-EPYC-Milan}
+kernel=${TESTBED_KERNEL:-}
+mem=${TESTBED_MEM:-1024}
+smp=${TESTBED_SMP:-2}
+limit=${TESTBED_TIMEOUT:-120}
+initrd=""
+append=""
+verbose=0
+qemu_extra=()
+build_args=()
+
+need_arg() {
+	[ "$#" -ge 2 ] || tb_die "option $1 needs an argument (see --help)"
+}
+
+while [ "$#" -gt 0 ]; do
+	case $1 in
+	-o | --out) need_arg "$@"; outdir=$2; shift 2 ;;
+	--cpu) need_arg "$@"; cpu=$2; shift 2 ;;
+	-k | --kernel) need_arg "$@"; kernel=$2; shift 2 ;;
+	-m | --mem) need_arg "$@"; mem=$2; shift 2 ;;
+	--smp) need_arg "$@"; smp=$2; shift 2 ;;
+	-t | --timeout) need_arg "$@"; limit=$2; shift 2 ;;
+	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
+	--append) need_arg "$@"; append=$2; shift 2 ;;
+	--qemu-arg) need_arg "$@"; qemu_extra+=("$2"); shift 2 ;;
+	-v | --verbose) verbose=1; shift ;;
+	-p | --program | --file | --module | --replace-module | --param | --hugepages | \
+		-c | --command | --command-file | --guest-timeout)
+		need_arg "$@"; build_args+=("$1" "$2"); shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) tb_die "unknown argument '$1' (see --help)" ;;
+	esac
+done
+
+[ -n "$outdir" ] || tb_die "no output directory given (-o OUTDIR)"
+for v in mem smp limit; do
+	case ${!v} in '' | *[!0-9]* | 0) tb_die "--${v/limit/timeout} wants a positive whole number, not '${!v}'" ;; esac
+done
+case $cpu in '' | *[!A-Za-z0-9._,+=-]*) tb_die "bad CPU model '$cpu'" ;; esac
+if [ -n "$initrd" ] && [ "${#build_args[@]}" -gt 0 ]; then
+	tb_die "--initrd cannot be combined with initramfs options (${build_args[0]})"
+fi
+
+tb_need_cmd qemu-system-x86_64 qemu-system-x86
+tb_need_cmd timeout coreutils
+tb_need_cmd base64 coreutils
+tb_need_cmd sha256sum coreutils
+tb_need_cmd awk mawk
+
+if [ -z "$kernel" ]; then
+	kernel=$(tb_default_kernel)
+	[ -n "$kernel" ] || tb_die "no Debian 6.1 kernel image /boot/vmlinuz-6.1.0-*-amd64; install one with: apt-get install -y --no-install-recommends linux-image-amd64"
+fi
+[ -r "$kernel" ] || tb_die "kernel image '$kernel' not found or not readable (package linux-image-amd64)"
+if [ -n "$initrd" ]; then
+	[ -r "$initrd" ] || tb_die "initramfs '$initrd' not found or not readable"
+fi
+
+if [ -e "$outdir" ]; then
+	[ -d "$outdir" ] || tb_die "output '$outdir' exists and is not a directory"
+	[ -z "$(ls -A "$outdir")" ] || tb_die "output directory '$outdir' is not empty (results of an earlier run?)"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/run-vm.XXXXXX")
+qpid=""
+tpid=""
+# shellcheck disable=SC2317 # invoked by the trap below
+cleanup() {
+	# Only the processes this script started, by their ids.
+	[ -z "$qpid" ] || kill -TERM "$qpid" 2>/dev/null || true
+	[ -z "$tpid" ] || kill -TERM "$tpid" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+if [ -z "$initrd" ]; then
+	initrd=$work/initramfs.cpio.gz
+	"$here/mkinitramfs.sh" -o "$initrd" --kernel "$kernel" "${build_args[@]+"${build_args[@]}"}" 2>"$work/mkinitramfs.log" || {
+		cat "$work/mkinitramfs.log" >&2
+		tb_die "building the initramfs failed"
+	}
+fi
+
+mkdir -p "$outdir/_testbed"
+meta=$outdir/_testbed
+token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+results=$work/results.raw
+console=$work/console.raw
+: >"$results"
+: >"$console"
+
+qemu_cmd=(qemu-system-x86_64 -accel tcg -cpu "$cpu,+svm,+npt" -m "$mem" -smp "$smp"
+	-nographic -no-reboot -nic none
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 quiet kvmtb.token=$token${append:+ $append}"
+	-monitor none -serial "file:$console" -serial "file:$results"
+	"${qemu_extra[@]+"${qemu_extra[@]}"}")
+
+printf '%s: booting %s (%s, %s MiB, %s CPUs, timeout %s s)\n' "$tb_prog" \
+	"$(basename "$kernel")" "$cpu" "$mem" "$smp" "$limit" >&2
+t0=$(tb_now)
+timeout --kill-after=10 "$limit" "${qemu_cmd[@]}" \
+	</dev/null >"$work/qemu.stdout" 2>"$work/qemu.stderr" &
+qpid=$!
+if [ "$verbose" = 1 ]; then
+	tail -n +1 -f --pid="$qpid" "$console" >&2 &
+	tpid=$!
+fi
+qemu_status=0
+wait "$qpid" || qemu_status=$?
+qpid=""
+t1=$(tb_now)
+if [ -n "$tpid" ]; then
+	wait "$tpid" 2>/dev/null || true
+	tpid=""
+fi
+wall=$(tb_elapsed "$t0" "$t1")
+
+# Without CRs and the firmware's terminal escape sequences.
+tr -d '\r' <"$console" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g' >"$meta/console.log"
+cat "$work/qemu.stdout" "$work/qemu.stderr" >"$work/qemu.log"
+if [ -s "$work/qemu.log" ]; then
+	cp "$work/qemu.log" "$meta/qemu.log"
+fi
+
+# --- decode the results ----------------------------------------------------------
+# decode SOURCE: split the marked-up stream into $work/d/N.b64 files plus a
+# manifest "N SHA256 SIZE NAME" of the files whose EOF marker arrived.
+decode() {
+	rm -rf "$work/d"
+	mkdir "$work/d"
+	tr -d '\r' <"$1" | awk -v tok="$token" -v dir="$work/d" '
+		$1 == "KVMTB" && $2 == tok {
+			if ($3 == "FILE" && NF == 6) {
+				if (cur != "") close(cur)
+				n++; cur = dir "/" n ".b64"; sha = $4; size = $5; name = $6
+				printf "" > cur
+				next
+			}
+			if ($3 == "EOF" && cur != "" && $4 == name) {
+				close(cur); cur = ""
+				print n, sha, size, name > (dir "/manifest")
+				next
+			}
+			if ($3 == "STATUS") print $4 > (dir "/status")
+			if ($3 == "DONE") print $4 > (dir "/done")
+			if (cur != "") { close(cur); cur = "" }
+			next
+		}
+		cur != "" { print > cur }
+	'
+	[ -s "$work/d/done" ]
+}
+
+channel=serial
+if ! decode "$results"; then
+	# No second serial port in the guest: /init fell back to the console.
+	if decode "$console"; then channel=console; else channel=none; fi
+fi
+
+failure=""
+nfiles=0
+declared=-1
+[ ! -s "$work/d/done" ] || declared=$(cat "$work/d/done")
+if [ -s "$work/d/manifest" ]; then
+	while read -r n sha size name; do
+		case /$name/ in
+		*/./* | */../* | *//*) failure="unsafe file name '$name' from the guest"; continue ;;
+		esac
+		case $name in
+		*[!A-Za-z0-9._/+-]*) failure="unsafe file name '$name' from the guest"; continue ;;
+		esac
+		dec=$work/d/$n.bin
+		if ! base64 -d "$work/d/$n.b64" >"$dec" 2>/dev/null ||
+			[ "$(wc -c <"$dec")" != "$size" ] ||
+			[ "$(sha256sum "$dec" | cut -d' ' -f1)" != "$sha" ]; then
+			failure="file '$name' arrived corrupted (size or sha256 mismatch)"
+			continue
+		fi
+		mkdir -p "$(dirname "$outdir/$name")"
+		cp "$dec" "$outdir/$name"
+		nfiles=$((nfiles + 1))
+	done <"$work/d/manifest"
+fi
+
+guest_env=$meta/testbed.env
+genv() {
+	# genv KEY: value of KEY in the guest's testbed.env (empty if absent)
+	[ -r "$guest_env" ] || return 0
+	sed -n "s/^$1=//p" "$guest_env" | head -n 1
+}
+
+command_status=""
+[ ! -s "$work/d/status" ] || command_status=$(cat "$work/d/status")
+
+timed_out=no
+case $qemu_status in
+124 | 137)
+	timed_out=yes
+	failure="the VM did not finish within $limit s and was killed (hung guest?)"
+	;;
+0) ;;
+*) [ -n "$failure" ] || failure="QEMU exited with status $qemu_status" ;;
+esac
+if [ -z "$failure" ]; then
+	if [ "$channel" = none ]; then
+		failure="the guest ended without sending its results (kernel panic or crash? see $meta/console.log)"
+	elif [ "$declared" != "$nfiles" ]; then
+		failure="the guest sent $declared files but $nfiles arrived intact"
+	fi
+fi
+
+if [ -n "$failure" ]; then
+	result=3
+elif [ -n "$(genv modules_failed)" ]; then
+	result=4
+	failure="kernel modules failed to load: $(genv modules_failed) (see $meta/modload.log)"
+elif [ "$command_status" != 0 ]; then
+	result=1
+else
+	result=0
+fi
+
+{
+	echo "cpu=$cpu"
+	echo "kernel=$kernel"
+	echo "qemu_version=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "mem_mib=$mem"
+	echo "smp=$smp"
+	echo "timeout_s=$limit"
+	echo "token=$token"
+	echo "wall_s=$wall"
+	echo "qemu_status=$qemu_status"
+	echo "timed_out=$timed_out"
+	echo "channel=$channel"
+	echo "files=$nfiles"
+	echo "command_status=$command_status"
+	echo "result=$result"
+	echo "failure=$failure"
+} >"$meta/host.env"
+
+if [ "$result" = 3 ]; then
+	printf '%s: FAILED on %s after %s s: %s\n' "$tb_prog" "$cpu" "$wall" "$failure" >&2
+	if [ -s "$work/qemu.log" ]; then
+		printf '%s: QEMU said (last lines):\n' "$tb_prog" >&2
+		grep -v "TCG doesn't support requested feature" "$work/qemu.log" | tail -n 5 >&2 || true
+	fi
+	printf '%s: last console lines:\n' "$tb_prog" >&2
+	tail -n 15 "$meta/console.log" >&2
+	exit 3
+fi
+[ -z "$failure" ] || printf '%s: %s\n' "$tb_prog" "$failure" >&2
+printf '%s: %s: wall %s s (init at %s s, modules loaded at %s s, command %s-%s s); kvm_amd=%s /dev/kvm=%s npt=%s; command status %s; %s files in %s\n' \
+	"$tb_prog" "$cpu" "$wall" "$(genv t_init)" "$(genv t_modules)" \
+	"$(genv t_command_start)" "$(genv t_command_end)" "$(genv kvm_amd)" \
+	"$(genv dev_kvm)" "$(genv kvm_amd_npt)" "$command_status" "$nfiles" "$outdir"
+exit "$result"
