@@ -24,7 +24,11 @@ enum kb_need {
 
 /* Options every measurement shares (kvmbench run's own options). */
 struct kb_run_opts {
-	int runs;
+	int runs;                /* 0: sample until target_ci, min_runs..max_runs, max_time */
+	int min_runs;
+	int max_runs;
+	double target_ci;        /* percent: half-width of the 95% CI relative to the mean */
+	uint64_t max_time_ns;
 	int warmup;
 	uint64_t sample_time_ns;
 	uint64_t iterations;     /* 0: calibrate */

@@ -28,7 +28,15 @@ static void on_sigint(int sig)
 
 static const struct kb_opt run_opts[] = {
 	{ "runs", 'n', KB_OPT_INT, offsetof(struct kb_run_opts, runs), "N",
-	  "measured samples per test", "10", 1, 100000 },
+	  "measured samples per test, fixed (0: sample until --target-ci is reached)", "0", 0, 100000 },
+	{ "target-ci", 0, KB_OPT_DOUBLE, offsetof(struct kb_run_opts, target_ci), "PCT",
+	  "stop sampling when the 95% confidence interval of the mean is within this many percent", "1", 0.01, 100 },
+	{ "min-runs", 0, KB_OPT_INT, offsetof(struct kb_run_opts, min_runs), "N",
+	  "fewest samples before the confidence interval is trusted", "5", 2, 100000 },
+	{ "max-runs", 0, KB_OPT_INT, offsetof(struct kb_run_opts, max_runs), "N",
+	  "most samples per test when sampling to a target", "30", 2, 100000 },
+	{ "max-time", 0, KB_OPT_DURATION, offsetof(struct kb_run_opts, max_time_ns), "TIME",
+	  "most time spent sampling one test when sampling to a target", "5s", 0.01, 86400 },
 	{ "warmup", 'w', KB_OPT_INT, offsetof(struct kb_run_opts, warmup), "N",
 	  "warm-up samples per test, measured and discarded", "1", 0, 1000 },
 	{ "sample-time", 't', KB_OPT_DURATION, offsetof(struct kb_run_opts, sample_time_ns), "TIME",

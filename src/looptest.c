@@ -64,15 +64,23 @@ struct sample {
 	uint64_t *delta;      /* per-vCPU KVM stats deltas, indexed like a snapshot */
 };
 
+/* Shared by a test's vCPU threads: how many samples are done and whether they are enough. */
+struct sampling {
+	int done;
+	bool enough;
+	uint64_t start_ns;
+};
+
 struct worker {
 	pthread_t thread;
+	struct worker *all;   /* every vCPU's worker, for vCPU 0's stopping decision */
+	struct sampling *sampling;
 	struct kb_machine *m;
 	struct kb_run_ctx *ctx;
 	const struct kb_test_def *t;
 	const uint64_t *param;
 	struct gate *gate;
 	int id;
-	int nsamples;         /* warm-up excluded */
 	struct sample *samples;
 	uint64_t iters;
 	int err;
@@ -142,13 +150,53 @@ out:
 	return err;
 }
 
+static int max_samples(const struct kb_run_opts *o)
+{
+	return o->runs ? o->runs : (o->max_runs > o->min_runs ? o->max_runs : o->min_runs);
+}
+
+/* Aggregate rate of sample k: iterations per second of guest TSC time, summed over vCPUs. */
+static double sample_rate(const struct worker *all, int nvcpus, int k)
+{
+	double rate = 0, khz = all[0].m->vcpus[0].tsc_khz;
+
+	for (int v = 0; v < nvcpus; v++) {
+		const struct sample *s = &all[v].samples[k];
+
+		if (s->tsc)
+			rate += (double)s->iters / ((double)s->tsc / (khz * 1e3));
+	}
+	return rate;
+}
+
+/* vCPU 0, between samples: stop at a fixed count, or once the CI is tight enough or time is up. */
+static bool enough_samples(const struct worker *w, int n)
+{
+	const struct kb_run_opts *o = w->ctx->opts;
+	struct kb_summary sum;
+	double *rates;
+
+	if (o->runs)
+		return n >= o->runs;
+	if (n >= max_samples(o) || kb_now_ns() - w->sampling->start_ns >= o->max_time_ns)
+		return true;
+	if (n < o->min_runs)
+		return false;
+	rates = kb_xcalloc(n, sizeof(*rates));
+	for (int k = 0; k < n; k++)
+		rates[k] = sample_rate(w->all, w->m->nvcpus, k);
+	kb_summarize(rates, n, &sum);
+	free(rates);
+	return sum.ci_rel * 100 <= o->target_ci;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct kb_run_opts *o = w->ctx->opts;
 	uint32_t nvals = w->m->vcpus[w->id].stats.nvals;
 	struct sample scratch = { .delta = kb_xcalloc(nvals, sizeof(uint64_t)) };
-	int total = o->warmup + o->runs, r;
+	int total = o->warmup + max_samples(o), r;
 
 	r = kb_machine_call(w->m, w->id, o->timeout_ns);
 	if (r != KB_UC_NEXT) {
@@ -163,17 +211,26 @@ static void *worker_main(void *arg)
 
 		if (gate_wait(w->gate))
 			goto out;
+		if (w->sampling->enough)
+			break;
 		if (*w->ctx->stop) {
 			w->err = -EINTR;
 			goto fail;
 		}
 		if (w->id == 0 && w->ctx->progress)
 			w->ctx->progress(w->ctx, k + 1, total);
-		if (!s->delta)
-			s->delta = kb_xcalloc(nvals, sizeof(uint64_t));
+		if (k == o->warmup && w->id == 0)
+			w->sampling->start_ns = kb_now_ns();
 		w->err = one_sample(w, w->iters, s);
 		if (w->err)
 			goto fail;
+		/* Everyone has finished sample k before vCPU 0 looks at it. */
+		if (gate_wait(w->gate))
+			goto out;
+		if (w->id == 0 && k >= o->warmup) {
+			w->sampling->done = k - o->warmup + 1;
+			w->sampling->enough = enough_samples(w, w->sampling->done);
+		}
 	}
 	goto out;
 fail:
@@ -284,6 +341,8 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 	struct kb_machine m;
 	struct worker *w;
 	struct gate gate;
+	struct sampling sampling = { 0 };
+	int nmax = max_samples(o);
 	uint64_t param[6] = { 0 };
 	uint64_t t_setup, t_teardown;
 	int err = 0;
@@ -300,9 +359,9 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 	gate_init(&gate, m.nvcpus);
 	for (int i = 0; i < m.nvcpus; i++) {
 		w[i] = (struct worker){ .m = &m, .ctx = ctx, .t = t, .param = param, .gate = &gate, .id = i,
-					.nsamples = o->runs };
-		w[i].samples = kb_xcalloc(o->runs, sizeof(struct sample));
-		for (int k = 0; k < o->runs; k++)
+					.all = w, .sampling = &sampling };
+		w[i].samples = kb_xcalloc(nmax, sizeof(struct sample));
+		for (int k = 0; k < nmax; k++)
 			w[i].samples[k].delta = kb_xcalloc(m.vcpus[i].stats.nvals, sizeof(uint64_t));
 		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i])) {
 			err = kb_fail(EAGAIN, "cannot start the thread of vCPU %d", i);
@@ -338,11 +397,25 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 		for (int i = 0; i < 4; i++)
 			json_object_array_add(last, json_object_new_int64(w[0].last_args[i]));
 		json_object_object_add(r->extra, "guest_last_result", last);
-		record(r, &m, w, kb_test_expected_exits(t, ctx->kvm->backend), o->runs);
+		json_object *js = json_object_new_object();
+
+		json_object_object_add(js, "mode", json_object_new_string(o->runs ? "fixed" : "target-ci"));
+		json_object_object_add(js, "samples", json_object_new_int(sampling.done));
+		json_object_object_add(js, "warmup", json_object_new_int(o->warmup));
+		json_object_object_add(r->extra, "sampling", js);
+		record(r, &m, w, kb_test_expected_exits(t, ctx->kvm->backend), sampling.done);
+		if (!o->runs) {
+			const struct kb_metric *rate = kb_test_find_metric(r, "rate");
+			struct kb_summary sum;
+
+			kb_summarize(rate->samples, rate->n, &sum);
+			kb_test_check(r, "ci95_within_target_pct", o->target_ci, 0, o->target_ci, sum.ci_rel * 100, false,
+				      "the confidence interval did not reach --target-ci within --max-runs/--max-time");
+		}
 	}
 out:
 	for (int i = 0; i < m.nvcpus; i++) {
-		for (int k = 0; k < o->runs; k++)
+		for (int k = 0; k < nmax; k++)
 			free(w[i].samples[k].delta);
 		free(w[i].samples);
 	}
