@@ -5,11 +5,17 @@
 extern const struct kb_cmd kb_cmd_run;
 extern const struct kb_cmd kb_cmd_list;
 extern const struct kb_cmd kb_cmd_info;
+extern const struct kb_cmd kb_cmd_plan;
+extern const struct kb_cmd kb_cmd_compare;
+extern const struct kb_cmd kb_cmd_report;
 
 const struct kb_cmd *const kb_commands[] = {
 	&kb_cmd_run,
 	&kb_cmd_list,
 	&kb_cmd_info,
+	&kb_cmd_plan,
+	&kb_cmd_compare,
+	&kb_cmd_report,
 };
 
 const size_t kb_ncommands = ARRAY_SIZE(kb_commands);

@@ -1,0 +1,423 @@
+/* writer-common.c: the table of output writers and what they share: escaping, JSON leaves,
+ * number formats, merging several results, the report's verdict and atomic file output. */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kb.h"
+#include "writers.h"
+
+const struct kb_writer *const kb_writers[] = {
+	&kb_writer_table,
+	&kb_writer_json,
+	&kb_writer_csv,
+	&kb_writer_csv_samples,
+	&kb_writer_markdown,
+	&kb_writer_html,
+};
+
+const size_t kb_nwriters = ARRAY_SIZE(kb_writers);
+
+const struct kb_writer *kb_find_writer(const char *name)
+{
+	for (size_t i = 0; name && i < kb_nwriters; i++)
+		if (!strcmp(kb_writers[i]->name, name))
+			return kb_writers[i];
+	return NULL;
+}
+
+const char *kb_writer_names(void)
+{
+	static char names[256];
+
+	if (!names[0])
+		for (size_t i = 0; i < kb_nwriters; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+				 kb_writers[i]->name);
+	return names;
+}
+
+bool kb_writer_compares(const struct kb_writer *w)
+{
+	return w == &kb_writer_table || w == &kb_writer_markdown || w == &kb_writer_html;
+}
+
+int kb_write_result(const struct kb_writer *w, const struct kb_result *r, const char *name, FILE *f)
+{
+	const struct kb_result *results[] = { r };
+	const char *names[] = { name };
+	struct kb_report rep = { .results = results, .names = names, .nresults = 1 };
+
+	kb_compare_opts_init(&rep.cmp);
+	return w->write(&rep, f);
+}
+
+int kb_write_report_file(const struct kb_writer *w, const struct kb_report *rep, const char *path)
+{
+	char *dup = kb_xstrdup(path), *base = kb_xstrdup(path), *tmp = NULL;
+	mode_t mask = umask(0);
+	FILE *f = NULL;
+	int fd, err;
+
+	umask(mask);
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dup), basename(base)) < 0)
+		kb_die("out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = kb_fail(errno, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+		goto out;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = kb_fail(errno, "%s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	err = w->write(rep, f);
+	if (!err && (fflush(f) || ferror(f) || fchmod(fd, 0666 & ~mask) || fsync(fd)))
+		err = kb_fail(errno ? errno : EIO, "%s: writing the %s report failed: %s", path, w->name,
+			      strerror(errno ? errno : EIO));
+	if (fclose(f) && !err)
+		err = kb_fail(errno, "%s: writing the %s report failed: %s", path, w->name, strerror(errno));
+	if (!err && rename(tmp, path))
+		err = kb_fail(errno, "%s: %s", path, strerror(errno));
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(dup);
+	free(base);
+	return err;
+}
+
+/* ---- several results as one ---- */
+
+static void report_merge(const struct kb_report *rep, struct kb_result *merged)
+{
+	size_t n = 0;
+
+	kb_result_init(merged);
+	for (size_t i = 0; i < rep->nresults; i++)
+		n += rep->results[i]->ntests;
+	merged->tests = kb_xcalloc(n + 1, sizeof(*merged->tests));
+	for (size_t i = 0; i < rep->nresults; i++) {
+		const struct kb_result *r = rep->results[i];
+
+		if (!i) {
+			merged->tool_version = r->tool_version;
+			merged->started = r->started;
+			merged->host = r->host;
+			merged->options = r->options;
+		}
+		/* Shallow copies: the tests' storage stays with their result. */
+		memcpy(merged->tests + merged->ntests, r->tests, r->ntests * sizeof(*r->tests));
+		merged->ntests += r->ntests;
+	}
+	merged->cap = n;
+}
+
+static void report_judge(const struct kb_result *merged, const struct kb_comparison *cmp, struct kb_report_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; i < merged->ntests; i++)
+		switch (merged->tests[i].status) {
+		case KB_STATUS_OK: v->ok++; break;
+		case KB_STATUS_SKIPPED: v->skipped++; break;
+		case KB_STATUS_INVALID: v->invalid++; break;
+		default: v->error++; break;
+		}
+	if (cmp) {
+		v->compared = true;
+		v->regressed = cmp->count[KB_VERDICT_REGRESSED];
+		v->improved = cmp->count[KB_VERDICT_IMPROVED];
+		v->inconclusive = cmp->count[KB_VERDICT_INCONCLUSIVE];
+	}
+	v->pass = !v->invalid && !v->error && !v->regressed;
+}
+
+const char *kb_report_name(const struct kb_report *rep, size_t i, char *buf, size_t size)
+{
+	if (rep->names && rep->names[i])
+		return rep->names[i];
+	snprintf(buf, size, "result %zu", i + 1);
+	return buf;
+}
+
+static bool same_json(json_object *a, json_object *b)
+{
+	const char *sa = a ? json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN) : "null";
+	char *copy = kb_xstrdup(sa);
+	bool same = !strcmp(copy, b ? json_object_to_json_string_ext(b, JSON_C_TO_STRING_PLAIN) : "null");
+
+	free(copy);
+	return same;
+}
+
+int kb_report_same_host(const struct kb_report *rep, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_json(rep->results[j]->host, rep->results[i]->host))
+			return (int)j;
+	return -1;
+}
+
+static size_t report_suites(const struct kb_report *rep, const char ***out)
+{
+	size_t n = 0, max = 0;
+	const char **names;
+
+	for (size_t i = 0; i < rep->nresults; i++)
+		max += rep->results[i]->ntests;
+	names = kb_xcalloc(max + 1, sizeof(*names));
+	for (size_t i = 0; i < rep->nresults; i++)
+		for (size_t t = 0; t < rep->results[i]->ntests; t++) {
+			const char *s = rep->results[i]->tests[t].suite;
+			size_t k = 0;
+
+			while (k < n && strcmp(names[k], s))
+				k++;
+			if (k == n)
+				names[n++] = s;
+		}
+	*out = names;
+	return n;
+}
+
+void kb_report_suite_rows(const struct kb_report *rep, const char *suite, FILE *f,
+			  void (*row)(FILE *f, const struct kb_test_result *t, const struct kb_metric *m,
+				      const char *source))
+{
+	char buf[32];
+
+	for (size_t s = 0; s < rep->nresults; s++)
+		for (size_t i = 0; i < rep->results[s]->ntests; i++) {
+			const struct kb_test_result *t = &rep->results[s]->tests[i];
+			const char *src = rep->nresults > 1 ? kb_report_name(rep, s, buf, sizeof(buf)) : NULL;
+
+			if (strcmp(t->suite, suite))
+				continue;
+			if (!t->nmetrics)
+				row(f, t, NULL, src);
+			for (size_t k = 0; k < t->nmetrics; k++)
+				row(f, t, t->metrics[k], src);
+		}
+}
+
+void kb_report_suite_tests(const struct kb_report *rep, const char *suite, FILE *f,
+			   void (*fn)(FILE *f, const struct kb_test_result *t))
+{
+	for (size_t s = 0; s < rep->nresults; s++)
+		for (size_t i = 0; i < rep->results[s]->ntests; i++)
+			if (!strcmp(rep->results[s]->tests[i].suite, suite))
+				fn(f, &rep->results[s]->tests[i]);
+}
+
+static bool report_compare(const struct kb_report *rep, const struct kb_result *merged, struct kb_comparison *c)
+{
+	struct kb_compare_opts o = rep->cmp;
+
+	if (!rep->baseline)
+		return false;
+	o.base_label = rep->baseline_name;
+	if (rep->nresults == 1 && rep->names)
+		o.new_label = rep->names[0];
+	/* With nothing in common the rows say so; the report still renders. */
+	kb_compare_build(rep->baseline, merged, &o, c);
+	return true;
+}
+
+void kb_report_view_init(const struct kb_report *rep, struct kb_report_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	report_merge(rep, &v->merged);
+	v->compared = report_compare(rep, &v->merged, &v->cmp);
+	report_judge(&v->merged, v->compared ? &v->cmp : NULL, &v->verdict);
+	v->nsuites = report_suites(rep, &v->suites);
+	for (size_t i = 0; i < rep->nresults; i++)
+		v->nhosts += kb_report_same_host(rep, i) < 0;
+}
+
+void kb_report_view_free(struct kb_report_view *v)
+{
+	if (v->compared)
+		kb_comparison_free(&v->cmp);
+	/* Only the array: the tests belong to their results. */
+	free(v->merged.tests);
+	free(v->suites);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- escaping ---- */
+
+void kb_html_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default:
+			/* Control characters are not allowed in HTML text; show them as '?'. */
+			fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' ? '?' : *s, f);
+		}
+}
+
+void kb_markdown_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '\n': case '\r': fputc(' ', f); break;
+		case '\\': case '|': case '*': case '_': case '`': case '[': case ']': case '#':
+			fputc('\\', f);
+			fputc(*s, f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+}
+
+void kb_markdown_code(FILE *f, const char *s, bool in_table)
+{
+	if (!s)
+		return;
+	/* Code spans show '<' and '&' as they are, but not every consumer of Markdown knows that. */
+	if (strpbrk(s, "`<>&")) {
+		kb_markdown_escape(f, s);
+		return;
+	}
+	fputc('`', f);
+	/* Only a table's cell separator needs escaping in a code span. */
+	for (; *s; s++)
+		if (*s == '|' && in_table)
+			fputs("\\|", f);
+		else
+			fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	fputc('`', f);
+}
+
+void kb_csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- JSON leaves ---- */
+
+struct leaves {
+	struct kb_leaf *l;
+	size_t n, cap;
+};
+
+static void add_leaf(struct leaves *ls, const char *path, json_object *v)
+{
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? ls->cap * 2 : 32;
+		ls->l = realloc(ls->l, ls->cap * sizeof(*ls->l));
+		if (!ls->l)
+			kb_die("out of memory");
+	}
+	ls->l[ls->n].is_number = v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
+	ls->l[ls->n].number = ls->l[ls->n].is_number ? json_object_get_double(v) : 0;
+	ls->l[ls->n].path = kb_xstrdup(path);
+	ls->l[ls->n].value = kb_xstrdup(!v ? "null" : json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+				: json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	ls->n++;
+}
+
+static void walk(struct leaves *ls, json_object *o, const char *path)
+{
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		add_leaf(ls, path, o);
+		return;
+	}
+	json_object_object_foreach(o, key, val) {
+		char *sub;
+
+		if (asprintf(&sub, "%s%s%s", path, *path ? "." : "", key) < 0)
+			kb_die("out of memory");
+		walk(ls, val, sub);
+		free(sub);
+	}
+}
+
+static int leaf_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kb_leaf *)a)->path, ((const struct kb_leaf *)b)->path);
+}
+
+size_t kb_json_leaves(json_object *o, const char *prefix, struct kb_leaf **out)
+{
+	struct leaves ls = { 0 };
+
+	if (o)
+		walk(&ls, o, prefix ? prefix : "");
+	if (ls.n)
+		qsort(ls.l, ls.n, sizeof(*ls.l), leaf_cmp);
+	*out = ls.l;
+	return ls.n;
+}
+
+void kb_leaves_free(struct kb_leaf *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(l[i].path);
+		free(l[i].value);
+	}
+	free(l);
+}
+
+/* ---- numbers ---- */
+
+void kb_format_si(double v, char *buf, size_t size)
+{
+	static const struct { double scale; const char *suffix; } units[] = {
+		{ 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
+	};
+	double a = fabs(v);
+
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (a >= units[i].scale) {
+			snprintf(buf, size, "%.3g%s", v / units[i].scale, units[i].suffix);
+			return;
+		}
+	snprintf(buf, size, "%.3g", v);
+}
+
+void kb_format_pct(double rel, char *buf, size_t size)
+{
+	if (!isfinite(rel))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%+.1f%%", rel * 100);
+}
+
+void kb_format_p(double p, char *buf, size_t size)
+{
+	if (isnan(p))
+		snprintf(buf, size, "-");
+	else if (p < 0.001)
+		snprintf(buf, size, "<0.001");
+	else
+		snprintf(buf, size, "%.3f", p);
+}
