@@ -58,8 +58,11 @@ struct kb_test_def {
 	struct kb_backend_exits exits_on;
 };
 
+struct kb_plan;
+
 struct kb_run_ctx {
 	struct kb_kvm *kvm;
+	const struct kb_plan *plan;   /* where vCPU threads and guest memory go */
 	const struct kb_run_opts *opts;
 	volatile sig_atomic_t *stop;
 	/* Progress report: sample k of n of the current test. */

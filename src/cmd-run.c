@@ -12,6 +12,7 @@
 #include "kb.h"
 #include "suite.h"
 #include "table.h"
+#include "topo.h"
 
 struct selected {
 	const struct kb_suite *suite;
@@ -60,11 +61,15 @@ static const struct kb_opt run_opts[] = {
 	  "debug messages on stderr", NULL, 0, 0 },
 };
 
+static struct kb_plan_opts plan_opts;
+
 static size_t suite_groups(struct kb_opt_group *groups, size_t max)
 {
 	static char titles[32][96];
 	size_t n = 0;
 
+	groups[n++] = (struct kb_opt_group){ "Placement of vCPU threads and guest memory (see kvmbench plan)",
+					     kb_plan_opt_table, kb_plan_nopts, &plan_opts };
 	for (size_t i = 0; i < kb_nsuites && n < max && n < 32; i++) {
 		const struct kb_suite *s = kb_suites[i];
 
@@ -172,6 +177,8 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	struct kb_kvm kvm;
 	struct kb_result res;
 	struct kb_run_ctx ctx = { .kvm = &kvm, .opts = o, .stop = &stop_requested };
+	struct kb_plan_req req;
+	struct kb_plan plan;
 	bool tty = isatty(STDERR_FILENO) && !o->quiet;
 	bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	int ret = 0, failed = 0;
@@ -198,6 +205,13 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	res.started = iso_now();
 	res.host = kb_host_json(&kvm);
 	res.options = kb_cli_current_options_json();
+	/* Pin only after the host facts are read: new threads inherit the main thread's mask. */
+	if (kb_plan_req_from_opts(&plan_opts, o->vcpus, &req) || kb_plan_make(&req, &plan))
+		kb_die("%s", kb_last_error());
+	if (kb_plan_pin_own_thread(&plan))
+		kb_die("%s", kb_last_error());
+	ctx.plan = &plan;
+	json_object_object_add(res.host, "placement", kb_plan_json(&plan));
 	if (!o->quiet)
 		kb_table_header(stdout, color);
 	for (size_t i = 0; i < nsel; i++) {
@@ -238,6 +252,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		ret = 1;
 	}
 	kb_result_free(&res);
+	kb_plan_free(&plan);
 	kb_kvm_close(&kvm);
 	return ret;
 }

@@ -11,6 +11,7 @@
 
 #include "kb.h"
 #include "kvm.h"
+#include "topo.h"
 
 #define KB_WATCHDOG_SIGNAL (SIGRTMIN + 1)
 
@@ -136,7 +137,8 @@ void kb_kvm_close(struct kb_kvm *kvm)
 	kvm->fd = -1;
 }
 
-int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool irqchip)
+int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool irqchip,
+		 const struct kb_plan *plan)
 {
 	struct kvm_userspace_memory_region region;
 	int err;
@@ -162,6 +164,11 @@ int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool i
 		goto fail;
 	}
 	vm->mem_size = mem_size;
+	if (plan) {
+		err = kb_plan_bind_memory(plan, vm->mem, mem_size);
+		if (err)
+			goto fail;
+	}
 	region = (struct kvm_userspace_memory_region){
 		.slot = 0,
 		.guest_phys_addr = 0,

@@ -67,7 +67,10 @@ void kb_kvm_close(struct kb_kvm *kvm);
 int kb_kvm_cap(struct kb_kvm *kvm, long cap);
 const struct kb_cap *kb_kvm_caps(unsigned int *n);
 
-int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool irqchip);
+struct kb_plan;
+/* plan, when given, binds guest memory to its NUMA node before the memory is touched. */
+int kb_vm_create(struct kb_kvm *kvm, struct kb_vm *vm, uint64_t mem_size, bool irqchip,
+		 const struct kb_plan *plan);
 void kb_vm_destroy(struct kb_vm *vm);
 
 int kb_vcpu_create(struct kb_vm *vm, int id, struct kb_vcpu *vcpu);

@@ -8,6 +8,7 @@
 #include "kb.h"
 #include "machine.h"
 #include "suite.h"
+#include "topo.h"
 
 /* A barrier that a failing thread can break, so the others do not wait forever. */
 struct gate {
@@ -198,6 +199,10 @@ static void *worker_main(void *arg)
 	struct sample scratch = { .delta = kb_xcalloc(nvals, sizeof(uint64_t)) };
 	int total = o->warmup + max_samples(o), r;
 
+	if (w->ctx->plan && kb_plan_pin_vcpu_thread(w->ctx->plan, w->id)) {
+		w->err = -EINVAL;
+		goto fail;
+	}
 	r = kb_machine_call(w->m, w->id, o->timeout_ns);
 	if (r != KB_UC_NEXT) {
 		w->err = r < 0 ? r : -EPROTO;
@@ -337,6 +342,7 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 		.irqchip = (t->needs & KB_NEED_IRQCHIP) != 0,
 		.pvm_emulated = o->pvm_emulated,
 		.user_msr = (t->needs & KB_NEED_USER_MSR) != 0,
+		.plan = ctx->plan,
 	};
 	struct kb_machine m;
 	struct worker *w;

@@ -145,7 +145,7 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 		return kb_fail(EFBIG, "guest image is %zu bytes, larger than its %llu-byte slot", image_size,
 			       (unsigned long long)KB_IMAGE_MAX);
 
-	err = kb_vm_create(kvm, &m->vm, mem, cfg->irqchip);
+	err = kb_vm_create(kvm, &m->vm, mem, cfg->irqchip, cfg->plan);
 	if (err)
 		return err;
 	if (cfg->user_msr) {

@@ -11,6 +11,7 @@ struct kb_machine_cfg {
 	bool irqchip;
 	bool pvm_emulated;    /* kvm_pvm only: skip the native-execution switch */
 	bool user_msr;        /* accesses to MSRs KVM refuses exit to userspace */
+	const struct kb_plan *plan;   /* NUMA node for guest memory; NULL: none */
 };
 
 struct kb_machine {
