@@ -35,6 +35,8 @@ struct kb_run_opts {
 	int vcpus;
 	uint64_t timeout_ns;     /* watchdog bound on every KVM_RUN */
 	const char *json;
+	const char *baseline;     /* compare with this result right after measuring */
+	double tolerance;         /* percent, for --baseline */
 	const char *kvm_path;
 	bool quiet;
 	bool verbose;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "host.h"
 #include "kb.h"
 #include "suite.h"
@@ -50,6 +51,10 @@ static const struct kb_opt run_opts[] = {
 	  "watchdog: longest a guest may run without exiting before it is declared hung", "10s", 0.01, 3600 },
 	{ "json", 'o', KB_OPT_STRING, offsetof(struct kb_run_opts, json), "FILE",
 	  "write the lossless JSON result here, rewritten after every test", NULL, 0, 0 },
+	{ "baseline", 'b', KB_OPT_STRING, offsetof(struct kb_run_opts, baseline), "FILE",
+	  "compare with this earlier result right after measuring (exit 1 on a regression)", NULL, 0, 0 },
+	{ "tolerance", 0, KB_OPT_DOUBLE, offsetof(struct kb_run_opts, tolerance), "PCT",
+	  "with --baseline: changes within this many percent count as no change", "5", 0, 1000 },
 	{ "kvm", 0, KB_OPT_STRING, offsetof(struct kb_run_opts, kvm_path), "DEV",
 	  "the KVM device", "/dev/kvm", 0, 0 },
 	{ "pvm-emulated", 0, KB_OPT_FLAG, offsetof(struct kb_run_opts, pvm_emulated), NULL,
@@ -179,6 +184,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	struct kb_run_ctx ctx = { .kvm = &kvm, .opts = o, .stop = &stop_requested };
 	struct kb_plan_req req;
 	struct kb_plan plan;
+	struct kb_result base;
 	bool tty = isatty(STDERR_FILENO) && !o->quiet;
 	bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	int ret = 0, failed = 0;
@@ -189,6 +195,9 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		kb_die("internal error: %s", kb_last_error());
 	if (select_tests(argc, argv, sel, ARRAY_SIZE(sel), &nsel))
 		kb_die("%s", kb_last_error());
+	/* A baseline that cannot be read is found out before minutes of measuring, not after. */
+	if (o->baseline && kb_result_load(o->baseline, &base))
+		kb_die("--baseline %s", kb_last_error());
 	if (kb_kvm_open(&kvm, o->kvm_path))
 		kb_die("%s", kb_last_error());
 	if (kb_watchdog_init())
@@ -251,6 +260,23 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		kb_warn("%d test(s) failed or gave invalid measurements; see the reasons above", failed);
 		ret = 1;
 	}
+	if (o->baseline) {
+		if (ret != 130 && ret != 2) {
+			struct kb_compare_opts copts;
+			int cret;
+
+			kb_compare_opts_init(&copts);
+			copts.tolerance_pct = o->tolerance;
+			copts.color = color;
+			copts.new_label = o->json ? o->json : "this run";
+			copts.base_label = o->baseline;
+			printf("\nCompared with %s:\n", o->baseline);
+			cret = kb_compare_results(&base, &res, &copts, stdout, stderr);
+			if (cret > ret)
+				ret = cret;
+		}
+		kb_result_free(&base);
+	}
 	kb_result_free(&res);
 	kb_plan_free(&plan);
 	kb_kvm_close(&kvm);
@@ -264,7 +290,8 @@ const struct kb_cmd kb_cmd_run = {
 	.description = "Without operands every suite runs except the hidden ones. Every sample is\n"
 		       "cross-checked against KVM's own statistics; a sample that fails the check\n"
 		       "marks the test invalid. Exit status: 0 all measured or skipped, 1 a test\n"
-		       "failed or was invalid, 2 usage or setup error, 130 interrupted.",
+		       "failed or was invalid, or regressed against --baseline, 2 usage or setup\n"
+		       "error, 130 interrupted.",
 	.opts = run_opts,
 	.nopts = ARRAY_SIZE(run_opts),
 	.cfg_size = sizeof(struct kb_run_opts),
