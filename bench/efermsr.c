@@ -15,7 +15,7 @@ static const struct kb_test_def tests[] = {
 	  KB_LOOP_RDMSR, 1.0, .param = { MSR_IA32_TSC_ADJUST } },
 	{ "wr_kernel_gs_base", "WRMSR KERNEL_GS_BASE: passed through by VMX and SVM, trapped by kvm_pvm",
 	  KB_LOOP_WRMSR, 1.0, .param = { MSR_KERNEL_GS_BASE, 0 },
-	  .exits_on = { true, .intel = 0, .amd = 0, .pvm = 1 } },
+	  .exits_on = { true, .intel = { 0, 0 }, .amd = { 0, 0 }, .pvm = { 1, 1 } } },
 	{ "rd_user_msr", "RDMSR of an MSR KVM does not implement, forwarded to kvmbench's userspace",
 	  KB_LOOP_RDMSR, 1.0, KB_NEED_USER_MSR, .param = { KB_USER_MSR } },
 	{ "wr_user_msr", "WRMSR of an MSR KVM does not implement, forwarded to kvmbench's userspace",
@@ -31,9 +31,9 @@ static const struct kb_test_def tests[] = {
 	{ "hypercall", "VMCALL (Intel) or VMMCALL (AMD) with an unimplemented number, answered in KVM",
 	  KB_LOOP_HYPERCALL, 1.0, KB_NEED_HYPERCALL },
 	{ "mov_to_cr8", "MOV to CR8 (the TPR): no exit where the TPR is virtualized, trapped by kvm_pvm",
-	  KB_LOOP_MOV_TO_CR8, 1.0, KB_NEED_IRQCHIP, .exits_on = { true, .intel = 0, .amd = 0, .pvm = 1 } },
+	  KB_LOOP_MOV_TO_CR8, 1.0, KB_NEED_IRQCHIP, .exits_on = { true, .intel = { 0, 0 }, .amd = { 0, 0 }, .pvm = { 1, 1 } } },
 	{ "mov_from_cr8", "MOV from CR8 (the TPR): no exit where the TPR is virtualized, trapped by kvm_pvm",
-	  KB_LOOP_MOV_FROM_CR8, 1.0, KB_NEED_IRQCHIP, .exits_on = { true, .intel = 0, .amd = 0, .pvm = 1 } },
+	  KB_LOOP_MOV_FROM_CR8, 1.0, KB_NEED_IRQCHIP, .exits_on = { true, .intel = { 0, 0 }, .amd = { 0, 0 }, .pvm = { 1, 1 } } },
 };
 
 static void efermsr_params(const struct kb_run_ctx *ctx, const struct kb_test_def *t, uint64_t param[6],

@@ -32,7 +32,8 @@ struct kb_run_opts {
 	int warmup;
 	uint64_t sample_time_ns;
 	uint64_t iterations;     /* 0: calibrate */
-	int vcpus;
+	struct kb_int_list vcpu_counts;   /* --vcpus: one count, or several to sweep */
+	int vcpus;               /* the count the current test runs with (one of vcpu_counts) */
 	uint64_t timeout_ns;     /* watchdog bound on every KVM_RUN */
 	const char *json;
 	const char *baseline;     /* compare with this result right after measuring */
@@ -43,10 +44,16 @@ struct kb_run_opts {
 	bool pvm_emulated;       /* leave kvm_pvm in emulation mode: proves the cross-check */
 };
 
+/* Exits one iteration causes: exactly lo == hi, or a range where hardware assists (APICv, AVIC)
+ * may absorb some of them. */
+struct kb_exit_range {
+	double lo, hi;
+};
+
 /* Exits per iteration where the backends differ (e.g. an MSR one passes through and another traps). */
 struct kb_backend_exits {
 	bool set;
-	double intel, amd, pvm;
+	struct kb_exit_range intel, amd, pvm;
 };
 
 struct kb_test_def {
@@ -58,18 +65,29 @@ struct kb_test_def {
 	bool hidden;                /* only run when named (selftests) */
 	uint64_t param[6];          /* guest loop parameters (a suite's params() may adjust them) */
 	struct kb_backend_exits exits_on;
+	int vcpus;                  /* fixed vCPU count (two for IPIs); 0: --vcpus */
+	bool lead_vcpu_only;        /* only vCPU 0 iterates; the others serve it */
+	double irqs_per_iter;       /* interrupts the guest must take per iteration; 0: no check */
 };
 
 struct kb_plan;
 
 struct kb_run_ctx {
-	struct kb_kvm *kvm;
+	struct kb_kvm *kvm;         /* NULL when /dev/kvm is unusable: only guest-side suites run then */
 	const struct kb_plan *plan;   /* where vCPU threads and guest memory go */
 	const struct kb_run_opts *opts;
 	volatile sig_atomic_t *stop;
 	/* Progress report: sample k of n of the current test. */
 	void (*progress)(struct kb_run_ctx *ctx, int sample, int nsamples);
 	const char *current;        /* "suite/test" */
+	json_object *host;          /* this run's host facts (kb_host_json), read-only */
+};
+
+/* Where a suite measures from: kvmbench's own VMs on /dev/kvm, or this machine as a guest of the
+ * hypervisor underneath (no /dev/kvm needed). */
+enum kb_side {
+	KB_SIDE_HOST = 0,
+	KB_SIDE_GUEST,
 };
 
 struct kb_suite {
@@ -81,6 +99,7 @@ struct kb_suite {
 	size_t nopts;
 	void *cfg;                  /* where those options land */
 	bool hidden;
+	enum kb_side side;
 	/* Adjust a test's guest parameters (param[] starts as the test's own), echo them into
 	 * 'echo'; NULL keeps the test's own. */
 	void (*params)(const struct kb_run_ctx *ctx, const struct kb_test_def *t, uint64_t param[6],
@@ -99,7 +118,7 @@ const struct kb_test_def *kb_find_test(const struct kb_suite *s, const char *nam
 /* Every suite entry complete, names unique, options not clashing: checked at start-up. */
 int kb_suites_validate(void);
 /* Exits one iteration of t causes on backend b. */
-double kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b);
+struct kb_exit_range kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b);
 /* Why a test cannot run on this host, or NULL. */
 const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t);
 

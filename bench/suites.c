@@ -1,18 +1,28 @@
 /* suites.c: the one table of suites; a new suite is one file plus one line here. */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kb.h"
 #include "suite.h"
 
 extern const struct kb_suite kb_suite_cpuid;
 extern const struct kb_suite kb_suite_efermsr;
+extern const struct kb_suite kb_suite_selfipi;
+extern const struct kb_suite kb_suite_execperf;
+extern const struct kb_suite kb_suite_dirtylog;
 extern const struct kb_suite kb_suite_selftest;
+extern const struct kb_suite kb_suite_guest;
 
 const struct kb_suite *const kb_suites[] = {
 	&kb_suite_cpuid,
 	&kb_suite_efermsr,
+	&kb_suite_selfipi,
+	&kb_suite_execperf,
+	&kb_suite_dirtylog,
 	&kb_suite_selftest,
+	/* guest-side suites: measured from inside this machine, no /dev/kvm needed */
+	&kb_suite_guest,
 };
 
 const size_t kb_nsuites = ARRAY_SIZE(kb_suites);
@@ -64,16 +74,29 @@ int kb_suites_validate(void)
 	return 0;
 }
 
-double kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b)
+struct kb_exit_range kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b)
 {
 	if (!t->exits_on.set)
-		return t->exits_per_iter;
+		return (struct kb_exit_range){ t->exits_per_iter, t->exits_per_iter };
 	switch (b) {
 	case KB_BACKEND_INTEL: return t->exits_on.intel;
 	case KB_BACKEND_AMD: return t->exits_on.amd;
 	case KB_BACKEND_PVM: return t->exits_on.pvm;
-	default: return t->exits_per_iter;
+	default: return (struct kb_exit_range){ t->exits_per_iter, t->exits_per_iter };
 	}
+}
+
+/* Whether KVM offers the guest CPUID leaf 'leaf' register 'reg' (0 eax .. 3 edx) bit 'bit'. */
+static bool supported_cpuid_bit(const struct kb_kvm *kvm, uint32_t leaf, int reg, int bit)
+{
+	for (uint32_t i = 0; i < kvm->supported_cpuid->nent; i++) {
+		const struct kvm_cpuid_entry2 *e = &kvm->supported_cpuid->entries[i];
+		uint32_t regs[4] = { e->eax, e->ebx, e->ecx, e->edx };
+
+		if (e->function == leaf && e->index == 0)
+			return (regs[reg] >> bit) & 1;
+	}
+	return false;
 }
 
 const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t)
@@ -86,8 +109,10 @@ const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_tes
 		return "needs the TSC deadline timer (KVM_CAP_TSC_DEADLINE_TIMER), which this KVM lacks";
 	if ((t->needs & KB_NEED_USER_MSR) && kb_kvm_cap(kvm, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
 		return "needs MSR exits to userspace (KVM_CAP_X86_USER_SPACE_MSR), which this KVM lacks";
-	if ((t->needs & KB_NEED_2VCPUS) && ctx->opts->vcpus < 2)
-		return "needs at least 2 vCPUs (--vcpus 2)";
+	if ((t->needs & KB_NEED_2VCPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return "needs two vCPUs on two host CPUs, and this host has one";
+	if ((t->needs & KB_NEED_X2APIC) && !supported_cpuid_bit(kvm, 1, 2, 21))
+		return "needs x2APIC, which this KVM does not offer the guest (CPUID.1:ECX bit 21)";
 	if ((t->needs & KB_NEED_HYPERCALL) && kvm->backend == KB_BACKEND_PVM)
 		return "VMCALL/VMMCALL never reach kvm_pvm (the outer hypervisor answers them): nothing to measure";
 	return NULL;

@@ -62,6 +62,55 @@ exc_common:
 2:	hlt
 	jmp 2b
 
+/* Interrupts: save what C may clobber, count and EOI in C, return. */
+.macro IRQ_STUB name, vec
+	.globl \name
+	.align 16
+\name:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	mov $\vec, %edi
+	lea 72(%rsp), %rsi          /* the interrupt frame: rip, cs, rflags, rsp, ss */
+	call guest_irq
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	iretq
+.endm
+
+	IRQ_STUB irq_stub_ipi, 0xf0
+	IRQ_STUB irq_stub_timer, 0xef
+
+/*
+ * STI; HLT as one unit: STI's one-instruction shadow must hold interrupts off
+ * until HLT has started.  guest_irq() recognises an interrupt taken at
+ * guest_hlt_insn (the shadow was not honoured) and resumes after the HLT.
+ */
+	.globl guest_sti_hlt, guest_hlt_insn
+guest_sti_hlt:
+	sti
+guest_hlt_insn:
+	hlt
+	ret
+
+	.globl irq_stub_spurious
+	.align 16
+irq_stub_spurious:
+	iretq
+
 	.section .rodata
 	.globl exc_stub_table
 	.align 8

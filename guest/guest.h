@@ -44,5 +44,9 @@ void loop_mmio_read(struct kb_mailbox *mb, uint64_t iters);
 void loop_hypercall(struct kb_mailbox *mb, uint64_t iters);
 void loop_mov_to_cr8(struct kb_mailbox *mb, uint64_t iters);
 void loop_mov_from_cr8(struct kb_mailbox *mb, uint64_t iters);
+void loop_apic(struct kb_mailbox *mb, uint64_t iters);
+void loop_mem(struct kb_mailbox *mb, uint64_t iters);
+void guest_apic_eoi(void);
+void guest_sti_hlt(void);    /* entry.S */
 
 #endif

@@ -12,6 +12,7 @@ struct idt_gate {
 };
 
 extern const uint64_t exc_stub_table[32];
+extern const char irq_stub_ipi[], irq_stub_timer[], irq_stub_spurious[];
 
 static void loop_spin(struct kb_mailbox *mb, uint64_t iters)
 {
@@ -50,6 +51,8 @@ static const guest_loop_fn loops[KB_LOOP_MAX] = {
 	[KB_LOOP_HYPERCALL] = loop_hypercall,
 	[KB_LOOP_MOV_TO_CR8] = loop_mov_to_cr8,
 	[KB_LOOP_MOV_FROM_CR8] = loop_mov_from_cr8,
+	[KB_LOOP_APIC] = loop_apic,
+	[KB_LOOP_MEM] = loop_mem,
 };
 
 static void str_copy(char *dst, const char *src, unsigned int max)
@@ -125,21 +128,46 @@ void guest_exception(uint64_t *frame)
 		guest_ucall(mb, KB_UC_FAULT);
 }
 
-static void idt_setup(void)
+static void idt_set(int v, uint64_t off)
 {
 	struct idt_gate *idt = (struct idt_gate *)KB_IDT_GPA;
 
-	for (int v = 0; v < 32; v++) {
-		uint64_t off = exc_stub_table[v];
+	idt[v].off0 = off & 0xffff;
+	idt[v].sel = KB_SEL_CODE;
+	idt[v].ist = 0;
+	idt[v].type = 0x8e;   /* present, DPL0, 64-bit interrupt gate */
+	idt[v].off1 = (off >> 16) & 0xffff;
+	idt[v].off2 = off >> 32;
+	idt[v].zero = 0;
+}
 
-		idt[v].off0 = off & 0xffff;
-		idt[v].sel = KB_SEL_CODE;
-		idt[v].ist = 0;
-		idt[v].type = 0x8e;   /* present, DPL0, 64-bit interrupt gate */
-		idt[v].off1 = (off >> 16) & 0xffff;
-		idt[v].off2 = off >> 32;
-		idt[v].zero = 0;
+static void idt_setup(void)
+{
+	for (int v = 0; v < 32; v++)
+		idt_set(v, exc_stub_table[v]);
+	idt_set(KB_IPI_VECTOR, (uint64_t)irq_stub_ipi);
+	idt_set(KB_TIMER_VECTOR, (uint64_t)irq_stub_timer);
+	idt_set(KB_SPURIOUS_VECTOR, (uint64_t)irq_stub_spurious);
+}
+
+extern const char guest_hlt_insn[];
+
+/* Called by the interrupt stubs (entry.S) with the interrupt frame (rip first). */
+void guest_irq(uint64_t vector, uint64_t *frame);
+
+void guest_irq(uint64_t vector, uint64_t *frame)
+{
+	struct kb_mailbox *mb = self_mailbox();
+
+	(void)vector;
+	mb->irq_count++;
+	/* Taken before the HLT that STI's shadow covers: the hypervisor stack broke the shadow.
+	 * Going back to the HLT would wait for an interrupt that has already come. */
+	if (frame[0] == (uint64_t)guest_hlt_insn) {
+		frame[0]++;
+		mb->shadow_violations++;
 	}
+	guest_apic_eoi();
 }
 
 void guest_main(uint64_t vcpu_id, struct kb_mailbox *mb);

@@ -41,10 +41,69 @@ int kb_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+/* A size for people: "300 GiB", "2 MiB", "1536 KiB". */
+static void format_size(double bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (u < 4 && bytes >= 1024 && bytes / 1024 == (double)(uint64_t)(bytes / 1024)) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.0f %s", bytes, units[u]);
+}
+
 static int check_range(const struct kb_opt *o, double v)
 {
-	if (o->max > o->min && (v < o->min || v > o->max))
-		return kb_fail(ERANGE, "--%s: %g is outside %g..%g", o->name, v, o->min, o->max);
+	char a[32], lo[32], hi[32];
+
+	if (!(o->max > o->min) || (v >= o->min && v <= o->max))
+		return 0;
+	if (o->type == KB_OPT_SIZE) {
+		format_size(v, a, sizeof(a));
+		format_size(o->min, lo, sizeof(lo));
+		format_size(o->max, hi, sizeof(hi));
+		return kb_fail(ERANGE, "--%s: %s is outside %s..%s", o->name, a, lo, hi);
+	}
+	return kb_fail(ERANGE, "--%s: %g is outside %g..%g", o->name, v, o->min, o->max);
+}
+
+static int parse_int(const struct kb_opt *o, const char *value, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(value, &end, 0);
+	if (errno || end == value || *end || v < INT32_MIN || v > INT32_MAX)
+		return kb_fail(EINVAL, "--%s: '%s' is not a whole number", o->name, value);
+	*out = (int)v;
+	return check_range(o, (double)v);
+}
+
+/* "1,2,4,8": each element an in-range whole number, none twice. */
+static int parse_int_list(const struct kb_opt *o, const char *value, struct kb_int_list *out)
+{
+	struct kb_int_list l = { 0 };
+	char buf[256], *save = NULL, *tok;
+	int err;
+
+	if (strlen(value) >= sizeof(buf) || !*value || value[strlen(value) - 1] == ',')
+		return kb_fail(EINVAL, "--%s: '%s' is not a number or a comma-separated list of numbers", o->name, value);
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (l.n == KB_INT_LIST_MAX)
+			return kb_fail(E2BIG, "--%s: more than %d values in '%s'", o->name, KB_INT_LIST_MAX, value);
+		err = parse_int(o, tok, &l.v[l.n]);
+		if (err)
+			return err;
+		for (int i = 0; i < l.n; i++)
+			if (l.v[i] == l.v[l.n])
+				return kb_fail(EINVAL, "--%s: %d is listed twice in '%s'", o->name, l.v[i], value);
+		l.n++;
+	}
+	*out = l;
 	return 0;
 }
 
@@ -60,15 +119,15 @@ int kb_cli_set(const struct kb_opt *o, void *cfg, const char *value)
 		*(bool *)p = value ? (!strcmp(value, "1") || !strcmp(value, "true") || !strcmp(value, "yes")) : true;
 		return 0;
 	case KB_OPT_INT: {
-		long v = strtol(value, &end, 0);
+		int v;
 
-		if (errno || end == value || *end || v < INT32_MIN || v > INT32_MAX)
-			return kb_fail(EINVAL, "--%s: '%s' is not a whole number", o->name, value);
-		err = check_range(o, (double)v);
+		err = parse_int(o, value, &v);
 		if (!err)
-			*(int *)p = (int)v;
+			*(int *)p = v;
 		return err;
 	}
+	case KB_OPT_INT_LIST:
+		return parse_int_list(o, value, (struct kb_int_list *)p);
 	case KB_OPT_U64: {
 		unsigned long long v = strtoull(value, &end, 0);
 
@@ -257,6 +316,19 @@ json_object *kb_cli_options_json(const struct kb_opt_group *groups, size_t ngrou
 			switch (op->type) {
 			case KB_OPT_FLAG: v = json_object_new_boolean(*(const bool *)p); break;
 			case KB_OPT_INT: v = json_object_new_int(*(const int *)p); break;
+			case KB_OPT_INT_LIST: {
+				const struct kb_int_list *l = (const void *)p;
+
+				/* One value stays a number, as an INT option's would. */
+				if (l->n == 1) {
+					v = json_object_new_int(l->v[0]);
+					break;
+				}
+				v = json_object_new_array();
+				for (int k = 0; k < l->n; k++)
+					json_object_array_add(v, json_object_new_int(l->v[k]));
+				break;
+			}
 			case KB_OPT_U64: case KB_OPT_SIZE: case KB_OPT_DURATION:
 				v = json_object_new_uint64(*(const uint64_t *)p);
 				break;

@@ -16,6 +16,14 @@ enum kb_opt_type {
 	KB_OPT_STRING,     /* char * (points into argv or the default) */
 	KB_OPT_DURATION,   /* uint64_t nanoseconds: "100ms", "2s" */
 	KB_OPT_SIZE,       /* uint64_t bytes: "64M", "1G" */
+	KB_OPT_INT_LIST,   /* struct kb_int_list: "4" or "1,2,4,8", each in range, no repeats */
+};
+
+#define KB_INT_LIST_MAX 16
+
+struct kb_int_list {
+	int n;
+	int v[KB_INT_LIST_MAX];
 };
 
 struct kb_opt {

@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "host.h"
 #include "kb.h"
+#include "scaling.h"
 #include "suite.h"
 #include "table.h"
 #include "topo.h"
@@ -18,6 +19,12 @@
 struct selected {
 	const struct kb_suite *suite;
 	const struct kb_test_def *test;
+};
+
+/* One test run: a selected test at one vCPU count. */
+struct planned {
+	const struct selected *sel;
+	int vcpus;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -45,8 +52,9 @@ static const struct kb_opt run_opts[] = {
 	  "target length of one sample; iterations are calibrated to it", "100ms", 0.001, 60 },
 	{ "iterations", 'i', KB_OPT_U64, offsetof(struct kb_run_opts, iterations), "N",
 	  "iterations per sample and vCPU instead of calibrating (0: calibrate)", "0", 0, 1e12 },
-	{ "vcpus", 'c', KB_OPT_INT, offsetof(struct kb_run_opts, vcpus), "N",
-	  "vCPUs running the test at once, one thread each", "1", 1, KB_MAX_VCPUS },
+	{ "vcpus", 'c', KB_OPT_INT_LIST, offsetof(struct kb_run_opts, vcpu_counts), "LIST",
+	  "vCPUs running the test at once, one thread each; a list (1,2,4,8) runs the tests at each count "
+	  "and prints a scaling table", "1", 1, KB_MAX_VCPUS },
 	{ "timeout", 0, KB_OPT_DURATION, offsetof(struct kb_run_opts, timeout_ns), "TIME",
 	  "watchdog: longest a guest may run without exiting before it is declared hung", "10s", 0.01, 3600 },
 	{ "json", 'o', KB_OPT_STRING, offsetof(struct kb_run_opts, json), "FILE",
@@ -94,13 +102,15 @@ static void add_suite_tests(const struct kb_suite *s, struct selected *sel, size
 			sel[(*n)++] = (struct selected){ s, &s->tests[t] };
 }
 
-/* Turn SUITE and SUITE/TEST operands into the list of tests to run. */
-static int select_tests(int argc, char **argv, struct selected *sel, size_t max, size_t *n)
+/* Turn SUITE and SUITE/TEST operands into the list of tests to run.  Without operands: the host
+ * suites (skipped with the reason when /dev/kvm is unusable), and the guest-side suites when this
+ * machine runs under a hypervisor. */
+static int select_tests(int argc, char **argv, bool under_hv, struct selected *sel, size_t max, size_t *n)
 {
 	*n = 0;
 	if (!argc) {
 		for (size_t i = 0; i < kb_nsuites; i++)
-			if (!kb_suites[i]->hidden)
+			if (!kb_suites[i]->hidden && (kb_suites[i]->side == KB_SIDE_HOST || under_hv))
 				add_suite_tests(kb_suites[i], sel, n, max);
 		return 0;
 	}
@@ -130,6 +140,77 @@ static int select_tests(int argc, char **argv, struct selected *sel, size_t max,
 	return 0;
 }
 
+/* vCPUs to place: --vcpus, or more where a selected test needs its own count (two for IPIs),
+ * as far as this host has CPUs for them (a test that needs more is skipped with the reason). */
+static int plan_vcpus(const struct kb_run_opts *o, const struct selected *sel, size_t nsel)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = 0;
+
+	/* A sweep's largest count: one plan serves every count (vCPU i always on the same CPU). */
+	for (int k = 0; k < o->vcpu_counts.n; k++)
+		if (o->vcpu_counts.v[k] > n)
+			n = o->vcpu_counts.v[k];
+
+	for (size_t i = 0; i < nsel; i++)
+		if (sel[i].test->vcpus > n && sel[i].test->vcpus <= cpus)
+			n = sel[i].test->vcpus;
+	return n;
+}
+
+/* Whether a test runs at every --vcpus count: host tests that take the count; a test with its own
+ * count (two for IPIs) and a guest-side test run once. */
+static bool swept(const struct selected *sel)
+{
+	return sel->suite->side == KB_SIDE_HOST && !sel->test->vcpus;
+}
+
+/* Every selected test at the first count, then the swept ones at each further count. */
+static struct planned *plan_runs(const struct kb_run_opts *o, const struct selected *sel, size_t nsel, size_t *n)
+{
+	struct planned *runs = kb_xcalloc(nsel * (size_t)o->vcpu_counts.n + 1, sizeof(*runs));
+
+	*n = 0;
+	for (int k = 0; k < o->vcpu_counts.n; k++)
+		for (size_t i = 0; i < nsel; i++)
+			if (!k || swept(&sel[i]))
+				runs[(*n)++] = (struct planned){ &sel[i], o->vcpu_counts.v[k] };
+	return runs;
+}
+
+/* Why /dev/kvm cannot be used ("" when it can): host-side tests are skipped with it. */
+static char no_kvm[512];
+
+/* Whether the guest-side suites apply by default: this machine runs under a hypervisor (CPUID
+ * 0x40000000, from the host facts) that runs its instructions natively, so some of them exit. */
+static bool under_hypervisor(json_object *host, char *why, size_t size)
+{
+	json_object *virt, *v;
+
+	if (!json_object_object_get_ex(host, "virtualization", &virt) ||
+	    !json_object_object_get_ex(virt, "under_hypervisor", &v) || !json_object_get_boolean(v)) {
+		snprintf(why, size, "not run, no hypervisor underneath (CPUID.1:ECX[31] clear)");
+		return false;
+	}
+	if (json_object_object_get_ex(virt, "hypervisor_signature", &v) &&
+	    !strcmp(json_object_get_string(v), "TCGTCGTCGTCG")) {
+		snprintf(why, size, "not run, QEMU TCG emulates every instruction, so nothing exits (name them to run them)");
+		return false;
+	}
+	snprintf(why, size, "running under %s (CPUID 0x40000000)",
+		 json_object_object_get_ex(virt, "hypervisor", &v) ? json_object_get_string(v) : "a hypervisor");
+	return true;
+}
+
+static size_t count_side(const struct selected *sel, size_t nsel, enum kb_side side)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nsel; i++)
+		n += sel[i].suite->side == side;
+	return n;
+}
+
 static void progress(struct kb_run_ctx *ctx, int sample, int nsamples)
 {
 	const struct kb_run_opts *o = ctx->opts;
@@ -152,7 +233,8 @@ static char *iso_now(void)
 
 static int run_one(struct kb_run_ctx *ctx, const struct selected *sel, struct kb_test_result *r)
 {
-	const char *unmet = kb_test_unmet_need(ctx, sel->test);
+	const char *unmet = sel->suite->side == KB_SIDE_GUEST ? NULL : !ctx->kvm ? no_kvm
+			    : kb_test_unmet_need(ctx, sel->test);
 	uint64_t t0 = kb_now_ns();
 	int err;
 
@@ -182,6 +264,8 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	struct kb_kvm kvm;
 	struct kb_result res;
 	struct kb_run_ctx ctx = { .kvm = &kvm, .opts = o, .stop = &stop_requested };
+	char guest_why[160];
+	json_object *host;
 	struct kb_plan_req req;
 	struct kb_plan plan;
 	struct kb_result base;
@@ -189,17 +273,33 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	int ret = 0, failed = 0;
 	struct sigaction sa;
+	struct planned *runs;
+	size_t nruns;
+	bool sweep = o->vcpu_counts.n > 1;
 
 	kb_verbose = o->verbose;
+	o->vcpus = o->vcpu_counts.v[0];
 	if (kb_suites_validate())
 		kb_die("internal error: %s", kb_last_error());
-	if (select_tests(argc, argv, sel, ARRAY_SIZE(sel), &nsel))
+	/* Host suites need /dev/kvm, guest-side suites do not: a missing one only stops a run that has
+	 * nothing else to do. */
+	if (kb_kvm_open(&kvm, o->kvm_path)) {
+		snprintf(no_kvm, sizeof(no_kvm), "%s", kb_last_error());
+		ctx.kvm = NULL;
+	}
+	host = kb_host_json(ctx.kvm);
+	if (select_tests(argc, argv, under_hypervisor(host, guest_why, sizeof(guest_why)), sel, ARRAY_SIZE(sel),
+			 &nsel))
 		kb_die("%s", kb_last_error());
+	if (!ctx.kvm && !count_side(sel, nsel, KB_SIDE_GUEST))
+		kb_die("%s", no_kvm);
+	if (!argc && !o->quiet)
+		fprintf(stderr, "kvmbench: host suites: %s%s%s; guest suites: %s\n",
+			ctx.kvm ? "/dev/kvm usable (" : "skipped, ", ctx.kvm ? kb_backend_name(kvm.backend) : no_kvm,
+			ctx.kvm ? ")" : "", guest_why);
 	/* A baseline that cannot be read is found out before minutes of measuring, not after. */
 	if (o->baseline && kb_result_load(o->baseline, &base))
 		kb_die("--baseline %s", kb_last_error());
-	if (kb_kvm_open(&kvm, o->kvm_path))
-		kb_die("%s", kb_last_error());
 	if (kb_watchdog_init())
 		kb_die("%s", kb_last_error());
 	memset(&sa, 0, sizeof(sa));
@@ -212,10 +312,11 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	kb_result_init(&res);
 	res.tool_version = kb_xstrdup(PACKAGE_VERSION);
 	res.started = iso_now();
-	res.host = kb_host_json(&kvm);
+	res.host = host;
+	ctx.host = host;
 	res.options = kb_cli_current_options_json();
 	/* Pin only after the host facts are read: new threads inherit the main thread's mask. */
-	if (kb_plan_req_from_opts(&plan_opts, o->vcpus, &req) || kb_plan_make(&req, &plan))
+	if (kb_plan_req_from_opts(&plan_opts, plan_vcpus(o, sel, nsel), &req) || kb_plan_make(&req, &plan))
 		kb_die("%s", kb_last_error());
 	if (kb_plan_pin_own_thread(&plan))
 		kb_die("%s", kb_last_error());
@@ -223,13 +324,20 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	json_object_object_add(res.host, "placement", kb_plan_json(&plan));
 	if (!o->quiet)
 		kb_table_header(stdout, color);
-	for (size_t i = 0; i < nsel; i++) {
-		char id[160];
-		struct kb_test_result *r = kb_result_add_test(&res, sel[i].suite->name, sel[i].test->name);
+	runs = plan_runs(o, sel, nsel, &nruns);
+	for (size_t i = 0; i < nruns; i++) {
+		const struct selected *s = runs[i].sel;
+		char id[192];
+		struct kb_test_result *r = kb_result_add_test(&res, s->suite->name, s->test->name);
 
-		snprintf(id, sizeof(id), "[%zu/%zu] %s/%s", i + 1, nsel, sel[i].suite->name, sel[i].test->name);
+		o->vcpus = runs[i].vcpus;
+		if (sweep && !o->quiet && (!i || runs[i - 1].vcpus != o->vcpus))
+			printf("--- %d vCPU%s ---\n", o->vcpus, o->vcpus > 1 ? "s" : "");
+		snprintf(id, sizeof(id), "[%zu/%zu] %s/%s", i + 1, nruns, s->suite->name, s->test->name);
+		if (sweep)
+			snprintf(id + strlen(id), sizeof(id) - strlen(id), " (%d vCPU%s)", o->vcpus, o->vcpus > 1 ? "s" : "");
 		ctx.current = id;
-		if (run_one(&ctx, &sel[i], r) == -EINTR || stop_requested) {
+		if (run_one(&ctx, s, r) == -EINTR || stop_requested) {
 			/* The interrupted test is incomplete: drop it, keep everything before it. */
 			kb_result_drop_last(&res);
 			ret = 130;
@@ -237,6 +345,9 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		}
 		if (tty)
 			fprintf(stderr, "\r\033[K");
+		/* In a sweep every result says its count, skipped ones too: the scaling table places them. */
+		if (sweep && !r->vcpus)
+			r->vcpus = s->test->vcpus ? s->test->vcpus : o->vcpus;
 		if (r->status == KB_STATUS_ERROR || r->status == KB_STATUS_INVALID)
 			failed++;
 		if (!o->quiet) {
@@ -251,6 +362,9 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	}
 	if (tty)
 		fprintf(stderr, "\r\033[K");
+	free(runs);
+	if (sweep && !o->quiet)
+		kb_scaling_print(stdout, &res);
 	if (ret == 130) {
 		if (o->json && kb_result_write_json(&res, o->json))
 			kb_warn("%s", kb_last_error());
@@ -287,7 +401,9 @@ const struct kb_cmd kb_cmd_run = {
 	.name = "run",
 	.summary = "Measure suites or single tests on this host's KVM and report statistics.",
 	.usage = "[OPTIONS] [SUITE | SUITE/TEST]...",
-	.description = "Without operands every suite runs except the hidden ones. Every sample is\n"
+	.description = "Without operands the host suites run when /dev/kvm is usable (skipped with the\n"
+		       "reason otherwise) and the guest-side suites when this machine runs under a\n"
+		       "hypervisor; hidden suites run only when named. Every sample of a host suite is\n"
 		       "cross-checked against KVM's own statistics; a sample that fails the check\n"
 		       "marks the test invalid. Exit status: 0 all measured or skipped, 1 a test\n"
 		       "failed or was invalid, or regressed against --baseline, 2 usage or setup\n"

@@ -8,6 +8,7 @@ extern const struct kb_cmd kb_cmd_info;
 extern const struct kb_cmd kb_cmd_plan;
 extern const struct kb_cmd kb_cmd_compare;
 extern const struct kb_cmd kb_cmd_report;
+extern const struct kb_cmd kb_cmd_patches;
 
 const struct kb_cmd *const kb_commands[] = {
 	&kb_cmd_run,
@@ -16,6 +17,7 @@ const struct kb_cmd *const kb_commands[] = {
 	&kb_cmd_plan,
 	&kb_cmd_compare,
 	&kb_cmd_report,
+	&kb_cmd_patches,
 };
 
 const size_t kb_ncommands = ARRAY_SIZE(kb_commands);

@@ -39,6 +39,13 @@ static inline uint64_t kb_now_ns(void)
 /* Read a small text file (sysfs, procfs) into buf, trailing newline removed. */
 int kb_read_text(const char *path, char *buf, size_t size);
 
+/*
+ * Replace 'path' atomically: fill() writes the content to a temporary file beside it,
+ * which is synced and renamed over 'path'.  On any failure 'path' is left as it was.
+ * 'what' names the content in error messages ("results", "HTML report").
+ */
+int kb_write_atomic(const char *path, const char *what, int (*fill)(FILE *f, void *ctx), void *ctx);
+
 /* Parse "1.5s", "200ms", "10" (seconds) into nanoseconds. */
 int kb_parse_duration(const char *s, uint64_t *ns);
 

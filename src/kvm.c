@@ -120,6 +120,12 @@ int kb_kvm_open(struct kb_kvm *kvm, const char *path)
 	err = get_supported_cpuid(kvm);
 	if (err)
 		goto fail;
+	/* KVM emulates the TSC-deadline timer but leaves its CPUID bit (leaf 1 ECX bit 24) to
+	 * userspace; without it the guest's LVT timer cannot enter TSC-deadline mode. */
+	if (kb_kvm_cap(kvm, KVM_CAP_TSC_DEADLINE_TIMER) > 0)
+		for (uint32_t i = 0; i < kvm->supported_cpuid->nent; i++)
+			if (kvm->supported_cpuid->entries[i].function == 1)
+				kvm->supported_cpuid->entries[i].ecx |= 1u << 24;
 	kvm->backend = kb_backend_detect();
 	return 0;
 fail:
@@ -231,6 +237,15 @@ int kb_vcpu_create(struct kb_vm *vm, int id, struct kb_vcpu *vcpu)
 	err = kb_stats_open(vcpu->fd, &vcpu->stats);
 	if (err)
 		goto fail;
+	if (vm->dirty_ring_bytes) {
+		vcpu->dirty_ring = mmap(NULL, vm->dirty_ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu->fd,
+					KVM_DIRTY_LOG_PAGE_OFFSET * sysconf(_SC_PAGESIZE));
+		if (vcpu->dirty_ring == MAP_FAILED) {
+			vcpu->dirty_ring = NULL;
+			err = kb_fail(errno, "vCPU %d: mmap of its dirty ring failed: %s", id, strerror(errno));
+			goto fail;
+		}
+	}
 	return 0;
 fail:
 	kb_vcpu_destroy(vcpu);
@@ -243,6 +258,9 @@ void kb_vcpu_destroy(struct kb_vcpu *vcpu)
 		timer_delete(vcpu->timer);
 	vcpu->timer_armed = false;
 	kb_stats_close(&vcpu->stats);
+	if (vcpu->dirty_ring)
+		munmap(vcpu->dirty_ring, vcpu->vm->dirty_ring_bytes);
+	vcpu->dirty_ring = NULL;
 	if (vcpu->run)
 		munmap(vcpu->run, vcpu->vm->kvm->vcpu_mmap_size);
 	if (vcpu->fd >= 0)
@@ -367,7 +385,7 @@ const char *kb_exit_reason_name(uint32_t reason)
 		[KVM_EXIT_INTR] = "INTR", [KVM_EXIT_SET_TPR] = "SET_TPR",
 		[KVM_EXIT_TPR_ACCESS] = "TPR_ACCESS", [KVM_EXIT_INTERNAL_ERROR] = "INTERNAL_ERROR",
 		[KVM_EXIT_SYSTEM_EVENT] = "SYSTEM_EVENT", [KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
-		[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
+		[KVM_EXIT_X86_WRMSR] = "X86_WRMSR", [KVM_EXIT_DIRTY_RING_FULL] = "DIRTY_RING_FULL",
 	};
 
 	if (reason < ARRAY_SIZE(names) && names[reason])
@@ -393,4 +411,116 @@ void kb_vcpu_describe(struct kb_vcpu *vcpu, char *buf, size_t size)
 		 (unsigned long long)regs.rcx, (unsigned long long)sregs.cr0,
 		 (unsigned long long)sregs.cr3, (unsigned long long)sregs.cr4,
 		 (unsigned long long)sregs.efer);
+}
+
+/* ---- memslots beyond slot 0, dirty logging ---- */
+
+static int set_region(struct kb_vm *vm, const struct kb_memslot *s, uint64_t size, uint32_t flags, const char *what)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = s->id,
+		.flags = flags,
+		.guest_phys_addr = s->gpa,
+		.memory_size = size,
+		.userspace_addr = (uintptr_t)s->hva,
+	};
+
+	if (ioctl(vm->fd, KVM_SET_USER_MEMORY_REGION, &region))
+		return kb_fail(errno, "KVM_SET_USER_MEMORY_REGION (%s slot %u, GPA 0x%llx, %llu MiB): %s", what, s->id,
+			       (unsigned long long)s->gpa, (unsigned long long)(s->size >> 20), strerror(errno));
+	return 0;
+}
+
+int kb_memslot_create(struct kb_vm *vm, struct kb_memslot *s)
+{
+	return set_region(vm, s, s->size, s->flags, "creating");
+}
+
+int kb_memslot_set_flags(struct kb_vm *vm, struct kb_memslot *s, uint32_t flags)
+{
+	int err = set_region(vm, s, s->size, flags, flags & KVM_MEM_LOG_DIRTY_PAGES ? "logging dirty pages of" :
+			     "changing the flags of");
+
+	if (!err)
+		s->flags = flags;
+	return err;
+}
+
+int kb_memslot_destroy(struct kb_vm *vm, struct kb_memslot *s)
+{
+	/* A size of 0 deletes the slot. */
+	return set_region(vm, s, 0, 0, "deleting");
+}
+
+int kb_vm_enable_manual_dirty_protect(struct kb_vm *vm, uint64_t flags)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, .args = { flags } };
+
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap))
+		return kb_fail(errno, "KVM_ENABLE_CAP(KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2, 0x%llx): %s",
+			       (unsigned long long)flags, strerror(errno));
+	return 0;
+}
+
+int kb_memslot_get_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uint64_t *bitmap)
+{
+	struct kvm_dirty_log log = { .slot = s->id, .dirty_bitmap = bitmap };
+
+	if (ioctl(vm->fd, KVM_GET_DIRTY_LOG, &log))
+		return kb_fail(errno, "KVM_GET_DIRTY_LOG (slot %u): %s", s->id, strerror(errno));
+	return 0;
+}
+
+int kb_memslot_clear_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uint64_t *bitmap)
+{
+	struct kvm_clear_dirty_log log = {
+		.slot = s->id,
+		.num_pages = (uint32_t)(s->size / 4096),
+		.first_page = 0,
+		.dirty_bitmap = bitmap,
+	};
+
+	if (ioctl(vm->fd, KVM_CLEAR_DIRTY_LOG, &log))
+		return kb_fail(errno, "KVM_CLEAR_DIRTY_LOG (slot %u, %u pages): %s", s->id, log.num_pages,
+			       strerror(errno));
+	return 0;
+}
+
+int kb_vm_enable_dirty_ring(struct kb_vm *vm, uint32_t bytes)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_DIRTY_LOG_RING, .args = { bytes } };
+
+	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap))
+		return kb_fail(errno, "KVM_ENABLE_CAP(KVM_CAP_DIRTY_LOG_RING, %u bytes): %s", bytes, strerror(errno));
+	vm->dirty_ring_bytes = bytes;
+	return 0;
+}
+
+uint32_t kb_vcpu_harvest_dirty_ring(struct kb_vcpu *vcpu, kb_dirty_gfn_fn fn, void *arg)
+{
+	uint32_t n = vcpu->vm->dirty_ring_bytes / sizeof(struct kvm_dirty_gfn), count = 0;
+
+	if (!vcpu->dirty_ring)
+		return 0;
+	for (;;) {
+		struct kvm_dirty_gfn *e = &vcpu->dirty_ring[vcpu->dirty_ring_next % n];
+
+		/* KVM publishes an entry by setting DIRTY last; take it back by setting RESET. */
+		if (!(__atomic_load_n(&e->flags, __ATOMIC_ACQUIRE) & KVM_DIRTY_GFN_F_DIRTY))
+			break;
+		fn(e->slot, e->offset, arg);
+		__atomic_store_n(&e->flags, KVM_DIRTY_GFN_F_RESET, __ATOMIC_RELEASE);
+		vcpu->dirty_ring_next++;
+		count++;
+	}
+	return count;
+}
+
+int kb_vm_reset_dirty_rings(struct kb_vm *vm)
+{
+	int r = ioctl(vm->fd, KVM_RESET_DIRTY_RINGS, 0);
+
+	if (r < 0)
+		return kb_fail(errno, "KVM_RESET_DIRTY_RINGS: %s", strerror(errno));
+	return r;
 }

@@ -37,6 +37,7 @@ struct kb_vm {
 	uint64_t mem_size;
 	bool irqchip;
 	struct kb_stats stats;
+	uint32_t dirty_ring_bytes;   /* per vCPU, once kb_vm_enable_dirty_ring() has run; 0: no ring */
 };
 
 struct kb_vcpu {
@@ -46,6 +47,8 @@ struct kb_vcpu {
 	struct kvm_run *run;
 	struct kb_stats stats;
 	uint32_t tsc_khz;
+	struct kvm_dirty_gfn *dirty_ring;   /* mapped when the VM has a dirty ring */
+	uint32_t dirty_ring_next;           /* the next entry to harvest (free-running) */
 	/* watchdog */
 	timer_t timer;
 	bool timer_armed;
@@ -92,5 +95,36 @@ const char *kb_exit_reason_name(uint32_t reason);
 
 /* Install the watchdog's signal handler; once per process. */
 int kb_watchdog_init(void);
+
+/*
+ * Memslots beyond slot 0 (the machine's base memory): 'hva' is memory the caller mapped and
+ * keeps until the slot is destroyed.  Each call returns 0 or -errno with a kb_fail() message.
+ */
+struct kb_memslot {
+	uint32_t id;
+	uint64_t gpa;
+	uint64_t size;
+	void *hva;
+	uint32_t flags;               /* KVM_MEM_LOG_DIRTY_PAGES, ... */
+};
+
+int kb_memslot_create(struct kb_vm *vm, struct kb_memslot *s);
+int kb_memslot_set_flags(struct kb_vm *vm, struct kb_memslot *s, uint32_t flags);
+int kb_memslot_destroy(struct kb_vm *vm, struct kb_memslot *s);
+
+/* Dirty logging through bitmaps: one bit per 4 KiB page of the slot, (size / 4 KiB + 63) / 64 words. */
+int kb_vm_enable_manual_dirty_protect(struct kb_vm *vm, uint64_t flags);
+int kb_memslot_get_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uint64_t *bitmap);
+int kb_memslot_clear_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uint64_t *bitmap);
+
+/* Dirty logging through per-vCPU rings (KVM_CAP_DIRTY_LOG_RING): enabled before the vCPUs are
+ * created, 'bytes' a power of two; each vCPU created afterwards maps its ring. */
+int kb_vm_enable_dirty_ring(struct kb_vm *vm, uint32_t bytes);
+/* Collect the vCPU's dirty entries (slot id, page offset in the slot), marking them for reset;
+ * returns how many.  Only the thread that owns the ring may call it. */
+typedef void (*kb_dirty_gfn_fn)(uint32_t slot, uint64_t offset, void *arg);
+uint32_t kb_vcpu_harvest_dirty_ring(struct kb_vcpu *vcpu, kb_dirty_gfn_fn fn, void *arg);
+/* Give harvested entries back to KVM, which write-protects their pages again. */
+int kb_vm_reset_dirty_rings(struct kb_vm *vm);
 
 #endif

@@ -20,21 +20,56 @@ static uint64_t *gpa_ptr(struct kb_machine *m, uint64_t gpa)
 	return (uint64_t *)(m->vm.mem + gpa);
 }
 
+/* Identity-map GiB number g with 2 MiB pages (writable, executable). */
+static void map_gib(struct kb_machine *m, uint64_t g)
+{
+	uint64_t *pdpt = gpa_ptr(m, KB_PDPT_GPA);
+	uint64_t pd_gpa = g < KB_PD_MAX ? KB_PD_GPA + g * 0x1000 : KB_PD_HIGH_GPA + (g - KB_PD_MAX) * 0x1000;
+	uint64_t *pd = gpa_ptr(m, pd_gpa);
+
+	pdpt[g] = pd_gpa | PTE_P | PTE_W | PTE_U;
+	for (int i = 0; i < 512; i++)
+		pd[i] = ((g << 30) + ((uint64_t)i << 21)) | PTE_P | PTE_W | PTE_U | PTE_PS;
+}
+
 static void build_page_tables(struct kb_machine *m)
 {
 	uint64_t *pml4 = gpa_ptr(m, KB_PML4_GPA);
-	uint64_t *pdpt = gpa_ptr(m, KB_PDPT_GPA);
+	/* At least 4 GiB, so the xAPIC page at 0xfee00000 is mapped. */
 	uint64_t gib = (m->vm.mem_size + (1ULL << 30) - 1) >> 30;
 
-	pml4[0] = KB_PDPT_GPA | PTE_P | PTE_W | PTE_U;
-	for (uint64_t g = 0; g < gib; g++) {
-		uint64_t pd_gpa = KB_PD_GPA + g * 0x1000;
-		uint64_t *pd = gpa_ptr(m, pd_gpa);
+	if (gib < 4)
+		gib = 4;
 
-		pdpt[g] = pd_gpa | PTE_P | PTE_W | PTE_U;
-		for (int i = 0; i < 512; i++)
-			pd[i] = ((g << 30) + ((uint64_t)i << 21)) | PTE_P | PTE_W | PTE_U | PTE_PS;
-	}
+	pml4[0] = KB_PDPT_GPA | PTE_P | PTE_W | PTE_U;
+	for (uint64_t g = 0; g < gib; g++)
+		map_gib(m, g);
+}
+
+int kb_machine_add_memory(struct kb_machine *m, struct kb_memslot *s)
+{
+	uint64_t *pdpt = gpa_ptr(m, KB_PDPT_GPA);
+	int err;
+
+	if (s->gpa < m->vm.mem_size || s->gpa % (2ULL << 20) || s->size % (2ULL << 20) || !s->size ||
+	    s->gpa + s->size > ((uint64_t)(KB_PD_MAX + KB_PD_HIGH_MAX) << 30))
+		return kb_fail(EINVAL, "memslot %u: %llu MiB at GPA 0x%llx must be 2 MiB-aligned, above the base "
+			       "memory and below %d GiB (where the guest's page tables end)", s->id,
+			       (unsigned long long)(s->size >> 20), (unsigned long long)s->gpa, KB_PD_MAX + KB_PD_HIGH_MAX);
+	err = kb_memslot_create(&m->vm, s);
+	if (err)
+		return err;
+	/* The vCPUs have not run yet, or run nothing that touches the new range: no TLB to flush. */
+	for (uint64_t g = s->gpa >> 30; g <= (s->gpa + s->size - 1) >> 30; g++)
+		if (!pdpt[g])
+			map_gib(m, g);
+	return 0;
+}
+
+int kb_machine_remove_memory(struct kb_machine *m, struct kb_memslot *s)
+{
+	/* The identity map stays: without a memslot behind it an access is an MMIO exit, reported as such. */
+	return kb_memslot_destroy(&m->vm, s);
 }
 
 static void build_gdt(struct kb_machine *m)
@@ -108,10 +143,15 @@ static int setup_long_mode(struct kb_machine *m, struct kb_vcpu *v)
  * Without this switch kvm_pvm runs ring-0 guest code through KVM's
  * instruction emulator, which "works" but measures the emulator.
  */
+/* The page after a vCPU's mailbox; its byte 0 is kvm_pvm's virtual interrupt flag. */
+static uint64_t pvm_flags_gpa(int vcpu)
+{
+	return KB_VCPU_AREA_GPA + (uint64_t)vcpu * KB_VCPU_AREA_SIZE + 0x1000;
+}
+
 static int enable_pvm_native(struct kb_vcpu *v)
 {
 	uint64_t ident = 0;
-	uint64_t flags_gpa = KB_VCPU_AREA_GPA + (uint64_t)v->id * KB_VCPU_AREA_SIZE + 0x1000;
 	int err;
 
 	err = kb_vcpu_get_msr(v, KB_PVM_MSR_IDENT, &ident);
@@ -119,7 +159,7 @@ static int enable_pvm_native(struct kb_vcpu *v)
 		return kb_fail(ENOTSUP, "vCPU %d: kvm_pvm is loaded but MSR 0x%x reads 0x%llx, not \"PVM\": "
 			       "this kvm_pvm is not the one kvmbench knows how to drive natively",
 			       v->id, KB_PVM_MSR_IDENT, (unsigned long long)ident);
-	return kb_vcpu_set_msr(v, KB_PVM_MSR_ENABLE, flags_gpa | 1);
+	return kb_vcpu_set_msr(v, KB_PVM_MSR_ENABLE, pvm_flags_gpa(v->id) | 1);
 }
 
 struct kb_mailbox *kb_machine_mailbox(struct kb_machine *m, int vcpu)
@@ -148,6 +188,11 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 	err = kb_vm_create(kvm, &m->vm, mem, cfg->irqchip, cfg->plan);
 	if (err)
 		return err;
+	if (cfg->dirty_ring_bytes) {
+		err = kb_vm_enable_dirty_ring(&m->vm, cfg->dirty_ring_bytes);
+		if (err)
+			goto fail;
+	}
 	if (cfg->user_msr) {
 		/* KVM_CHECK_EXTENSION only says "supported"; UNKNOWN is the reason an MSR KVM lacks exits with. */
 		struct kvm_enable_cap cap = {
@@ -178,7 +223,16 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 			goto fail;
 		m->nvcpus = i + 1;
 		kb_machine_mailbox(m, i)->vcpu_id = i;
+		if (m->pvm_native)
+			kb_machine_mailbox(m, i)->pvm_vif_gpa = pvm_flags_gpa(i);
 		err = setup_long_mode(m, v);
+		/* With an in-kernel LAPIC, KVM parks every vCPU but the first until INIT/SIPI. */
+		if (!err && cfg->irqchip && i > 0) {
+			struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_RUNNABLE };
+
+			if (ioctl(v->fd, KVM_SET_MP_STATE, &mp))
+				err = kb_fail(errno, "vCPU %d: KVM_SET_MP_STATE(RUNNABLE): %s", i, strerror(errno));
+		}
 		if (!err && m->pvm_native)
 			err = enable_pvm_native(v);
 		if (err)
@@ -240,6 +294,9 @@ again:
 		case KB_UC_NEXT:
 		case KB_UC_PRINT:
 			return (int)mb->call;
+		case KB_UC_PROGRESS:
+			/* A long loop shows it is alive; the watchdog bounds each KVM_RUN, not the loop. */
+			goto again;
 		case KB_UC_FAULT: {
 			uint64_t vec = mb->args[0];
 
@@ -284,6 +341,13 @@ again:
 		return kb_fail(EIO, "KVM internal error (suberror %u); %s", run->internal.suberror, state);
 	default:
 		break;
+	}
+	if (m->exit_hook) {
+		err = m->exit_hook(m, vcpu, m->exit_hook_arg);
+		if (err > 0)
+			goto again;
+		if (err < 0)
+			return err;
 	}
 	kb_vcpu_describe(v, state, sizeof(state));
 	if (run->exit_reason == KVM_EXIT_IO)

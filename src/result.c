@@ -1,11 +1,8 @@
 /* result.c: build, serialise and load the result model (JSON schema version 1). */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kb.h"
@@ -300,55 +297,18 @@ json_object *kb_result_to_json(const struct kb_result *r)
 	return o;
 }
 
-static mode_t current_umask(void)
+static int fill_text(FILE *f, void *text)
 {
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
+	return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -EIO : 0;
 }
 
 int kb_result_write_json(const struct kb_result *r, const char *path)
 {
 	json_object *j = kb_result_to_json(r);
-	const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t len = strlen(text);
-	char *dup = kb_xstrdup(path), *tmp;
-	int fd, err = 0;
-	size_t off = 0;
+	int err = kb_write_atomic(path, "results", fill_text,
+				  (void *)json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+									       JSON_C_TO_STRING_NOSLASHESCAPE));
 
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dup), basename((char *)path)) < 0)
-		kb_die("out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = kb_fail(errno, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-		goto out;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = kb_fail(errno ? errno : EIO, "%s: writing results failed: %s (the previous file is untouched)",
-				      path, strerror(errno ? errno : EIO));
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!err && fchmod(fd, 0666 & ~current_umask()))
-		err = kb_fail(errno, "%s: %s", tmp, strerror(errno));
-	if (!err && (write(fd, "\n", 1) != 1 || fsync(fd)))
-		err = kb_fail(errno, "%s: writing results failed: %s (the previous file is untouched)", path, strerror(errno));
-	if (close(fd) && !err)
-		err = kb_fail(errno, "%s: writing results failed: %s (the previous file is untouched)", path, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = kb_fail(errno, "%s: %s", path, strerror(errno));
-	if (err)
-		unlink(tmp);
-out:
-	free(tmp);
-	free(dup);
 	json_object_put(j);
 	return err;
 }

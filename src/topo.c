@@ -719,13 +719,17 @@ int kb_plan_make_topo(const struct kb_topo *t, const struct kb_plan_req *req, st
 		return plan_explicit(t, req, p);
 	if (req->nvcpus < 1)
 		return kb_fail(EINVAL, "a plan needs at least one vCPU (--vcpus N)");
-	if (req->nvcpus > t->npus)
-		return kb_fail(EINVAL, "%d vCPUs need %d PUs, but %s has only %d: ask for %d vCPUs or fewer",
+	if (req->nvcpus > t->npus && req->policy != KB_PLAN_NONE)
+		return kb_fail(EINVAL, "%d vCPUs need %d PUs, but %s has only %d: ask for %d vCPUs or fewer "
+			       "(or overcommit them unpinned with --pin none)",
 			       req->nvcpus, req->nvcpus, t->source, t->npus, t->npus);
 	if (req->policy == KB_PLAN_NONE) {
 		plan_alloc(p, req->nvcpus);
 		note(p, "not pinned: vCPU threads run where the scheduler puts them and guest memory follows the "
 		     "default policy");
+		/* Unpinned, more vCPUs than PUs is a choice (a scaling sweep on a small host), not an error. */
+		if (req->nvcpus > t->npus)
+			note(p, "overcommitted: %d vCPUs share %d PUs, so they take turns", req->nvcpus, t->npus);
 		return 0;
 	}
 	if (req->numa_node >= 0) {

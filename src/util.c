@@ -1,6 +1,8 @@
 /* util.c: error buffer, messages, allocation and small parsing helpers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,6 +102,46 @@ int kb_read_text(const char *path, char *buf, size_t size)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;
 	return 0;
+}
+
+int kb_write_atomic(const char *path, const char *what, int (*fill)(FILE *f, void *ctx), void *ctx)
+{
+	char *dup = kb_xstrdup(path), *base = kb_xstrdup(path), *tmp = NULL;
+	mode_t mask = umask(0);
+	FILE *f;
+	int fd, err;
+
+	umask(mask);
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dup), basename(base)) < 0)
+		kb_die("out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = kb_fail(errno, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+		goto out;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = kb_fail(errno, "%s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	err = fill(f, ctx);
+	if (!err && (fflush(f) || ferror(f) || fchmod(fd, 0666 & ~mask) || fsync(fd)))
+		err = kb_fail(errno ? errno : EIO, "%s: writing %s failed: %s (the previous file is untouched)",
+			      path, what, strerror(errno ? errno : EIO));
+	if (fclose(f) && !err)
+		err = kb_fail(errno, "%s: writing %s failed: %s (the previous file is untouched)", path, what,
+			      strerror(errno));
+	if (!err && rename(tmp, path))
+		err = kb_fail(errno, "%s: %s", path, strerror(errno));
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(dup);
+	free(base);
+	return err;
 }
 
 int kb_parse_duration(const char *s, uint64_t *ns)

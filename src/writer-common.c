@@ -1,11 +1,9 @@
 /* writer-common.c: the table of output writers and what they share: escaping, JSON leaves,
  * number formats, merging several results, the report's verdict and atomic file output. */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kb.h"
@@ -56,43 +54,25 @@ int kb_write_result(const struct kb_writer *w, const struct kb_result *r, const 
 	return w->write(&rep, f);
 }
 
+struct report_job {
+	const struct kb_writer *w;
+	const struct kb_report *rep;
+};
+
+static int fill_report(FILE *f, void *ctx)
+{
+	const struct report_job *job = ctx;
+
+	return job->w->write(job->rep, f);
+}
+
 int kb_write_report_file(const struct kb_writer *w, const struct kb_report *rep, const char *path)
 {
-	char *dup = kb_xstrdup(path), *base = kb_xstrdup(path), *tmp = NULL;
-	mode_t mask = umask(0);
-	FILE *f = NULL;
-	int fd, err;
+	struct report_job job = { w, rep };
+	char what[64];
 
-	umask(mask);
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dup), basename(base)) < 0)
-		kb_die("out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = kb_fail(errno, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-		goto out;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = kb_fail(errno, "%s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	err = w->write(rep, f);
-	if (!err && (fflush(f) || ferror(f) || fchmod(fd, 0666 & ~mask) || fsync(fd)))
-		err = kb_fail(errno ? errno : EIO, "%s: writing the %s report failed: %s", path, w->name,
-			      strerror(errno ? errno : EIO));
-	if (fclose(f) && !err)
-		err = kb_fail(errno, "%s: writing the %s report failed: %s", path, w->name, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = kb_fail(errno, "%s: %s", path, strerror(errno));
-	if (err)
-		unlink(tmp);
-out:
-	free(tmp);
-	free(dup);
-	free(base);
-	return err;
+	snprintf(what, sizeof(what), "the %s report", w->name);
+	return kb_write_atomic(path, what, fill_report, &job);
 }
 
 /* ---- several results as one ---- */

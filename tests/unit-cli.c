@@ -14,6 +14,7 @@ struct cfg {
 	double pct;
 	bool flag;
 	const char *name;
+	struct kb_int_list list;
 };
 
 static const struct kb_opt opts[] = {
@@ -23,6 +24,7 @@ static const struct kb_opt opts[] = {
 	{ "pct", 0, KB_OPT_DOUBLE, offsetof(struct cfg, pct), "P", "a percentage", "5", 0, 100 },
 	{ "flag", 'f', KB_OPT_FLAG, offsetof(struct cfg, flag), NULL, "a flag", NULL, 0, 0 },
 	{ "name", 0, KB_OPT_STRING, offsetof(struct cfg, name), "S", "a name", NULL, 0, 0 },
+	{ "list", 0, KB_OPT_INT_LIST, offsetof(struct cfg, list), "LIST", "counts", "1", 1, 64 },
 };
 
 static int noop(void *cfg, int argc, char **argv)
@@ -30,11 +32,11 @@ static int noop(void *cfg, int argc, char **argv)
 	return 0;
 }
 
-static const struct kb_cmd cmd = { "t", "test", "", NULL, opts, 6, sizeof(struct cfg), NULL, noop };
+static const struct kb_cmd cmd = { "t", "test", "", NULL, opts, 7, sizeof(struct cfg), NULL, noop };
 
 static int parse(struct cfg *c, int argc, char **argv)
 {
-	struct kb_opt_group g = { NULL, opts, 6, c };
+	struct kb_opt_group g = { NULL, opts, 7, c };
 
 	memset(c, 0, sizeof(*c));
 	kb_cli_apply_defaults(&g);
@@ -62,6 +64,29 @@ int main(void)
 	ok(parse(&c, 2, a5) == -1, "an unknown option is refused");
 	char *a6[] = { "t", "--mem", "12Q", NULL };
 	ok(parse(&c, 3, a6) == -1, "a bad size is refused");
+
+	ok(c.list.n == 1 && c.list.v[0] == 1, "a list option's default is one value");
+	char *l1[] = { "t", "--list", "1,2,4,8", NULL };
+	ok(parse(&c, 3, l1) == 3 && c.list.n == 4 && c.list.v[0] == 1 && c.list.v[3] == 8, "a list keeps its order");
+	char *l2[] = { "t", "--list", "2,2", NULL };
+	ok(parse(&c, 3, l2) == -1, "a value listed twice is refused");
+	char *l3[] = { "t", "--list", "1,65", NULL };
+	ok(parse(&c, 3, l3) == -1, "each value is range-checked");
+	char *l4[] = { "t", "--list", "1,", NULL };
+	ok(parse(&c, 3, l4) == -1, "an empty element is refused");
+	{
+		struct kb_opt_group g = { NULL, opts, 7, &c };
+		json_object *j;
+
+		c.list = (struct kb_int_list){ 1, { 4 } };
+		j = kb_cli_options_json(&g, 1);
+		ok(json_object_get_int(json_object_object_get(j, "list")) == 4, "one value goes to JSON as a number");
+		json_object_put(j);
+		c.list = (struct kb_int_list){ 2, { 1, 2 } };
+		j = kb_cli_options_json(&g, 1);
+		ok(json_object_array_length(json_object_object_get(j, "list")) == 2, "several go as an array");
+		json_object_put(j);
+	}
 
 	ok(kb_parse_size("2MiB", &b) == 0 && b == 2ULL << 20, "2MiB");
 	ok(kb_parse_size("4096", &b) == 0 && b == 4096, "plain bytes");

@@ -1,0 +1,189 @@
+/* execperf.c: the execute-perf suite: populate guest memory, then execute from every page of it;
+ * how the backing (4 KiB, THP, hugetlb) and KVM's huge-page handling (NX huge pages) change it. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "kb.h"
+#include "memvm.h"
+#include "sampler.h"
+#include "suite.h"
+
+struct execperf_cfg {
+	uint64_t mem;
+	bool overlap;
+};
+
+static struct execperf_cfg cfg;
+
+static const struct kb_opt opts[] = {
+	{ "mem", 0, KB_OPT_SIZE, offsetof(struct execperf_cfg, mem), "SIZE",
+	  "test memory per vCPU, in whole 2 MiB (hugetlb-1g: whole GiB)", "16M", 2 << 20, (double)KB_MEM_MAX },
+	{ "overlap", 0, KB_OPT_FLAG, offsetof(struct execperf_cfg, overlap), NULL,
+	  "every vCPU populates and executes the same memory instead of a part of its own", NULL, 0, 0 },
+};
+
+#define BACKING_TEST(name, b, summary) { name, summary, .param = { b } }
+
+static const struct kb_test_def tests[] = {
+	BACKING_TEST("anon", KB_BACKING_ANON, "write a RET to every 4 KiB page, then call every page; 4 KiB host pages"),
+	BACKING_TEST("thp", KB_BACKING_THP, "the same on transparent huge pages (MADV_HUGEPAGE)"),
+	BACKING_TEST("hugetlb-2m", KB_BACKING_HUGETLB_2M, "the same on reserved 2 MiB hugetlb pages"),
+	BACKING_TEST("hugetlb-1g", KB_BACKING_HUGETLB_1G, "the same on reserved 1 GiB hugetlb pages"),
+};
+
+struct execperf_run {
+	struct kb_run_ctx *ctx;
+	struct kb_test_result *r;
+	struct kb_memvm_cfg mcfg;
+	uint64_t pages_expected;      /* per sample: pages populated by the guest, found by the host */
+	uint64_t pages_found_min;     /* the fewest found by the host in any sample */
+	uint64_t calls_short;         /* pages a vCPU did not call, over every sample */
+	double clock_ratio;           /* the worst of any phase */
+	int64_t thp_bytes;            /* THP-backed test memory after populate, last sample; -1 unknown */
+	uint32_t tsc_khz;
+	json_object *last_stats;      /* per-phase KVM stats of the last measured sample */
+};
+
+/* What the guest wrote is where the host expects it: a RET at the start of every page. */
+static uint64_t count_rets(const struct kb_memvm *mv)
+{
+	uint64_t n = 0;
+
+	for (uint64_t off = 0; off < mv->bytes; off += KB_PAGE_SIZE)
+		n += mv->mem.hva[off] == 0xc3;
+	return n;
+}
+
+static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time *out)
+{
+	struct execperf_run *x = arg;
+	struct kb_memvm mv;
+	struct kb_mem_phase pop = { 0 }, exe = { 0 };
+	json_object *js;
+	uint64_t found;
+	int err;
+
+	(void)iters;
+	err = kb_memvm_create(x->ctx, &x->mcfg, &mv);
+	if (err)
+		return err;
+	err = kb_memvm_phase(&mv, KB_MEM_POPULATE, 0, 0, &pop);
+	if (err)
+		goto out;
+	found = count_rets(&mv);
+	x->tsc_khz = mv.m.vcpus[0].tsc_khz;
+	err = kb_memvm_phase(&mv, KB_MEM_EXECUTE, 0, 0, &exe);
+	if (err)
+		goto out;
+	out->iters = 1;
+	out->seconds = (double)exe.wall_ns / 1e9;
+	if (slot < 0)
+		goto out;
+	if (found < x->pages_found_min)
+		x->pages_found_min = found;
+	for (int v = 0; v < mv.m.nvcpus; v++)
+		if (exe.vcpu[v].args[1] < kb_memvm_vcpu_pages(&mv))
+			x->calls_short += kb_memvm_vcpu_pages(&mv) - exe.vcpu[v].args[1];
+	for (int i = 0; i < 2; i++) {
+		double ratio = kb_mem_phase_clock_ratio(&mv, i ? &exe : &pop);
+
+		if (ratio > x->clock_ratio)
+			x->clock_ratio = ratio;
+	}
+	/* The phase the suite is about first: it is the primary metric (scaling tables, CI target). */
+	kb_mem_phase_record(x->r, "execute_s", &mv, &exe);
+	kb_mem_phase_record(x->r, "populate_s", &mv, &pop);
+	if (x->mcfg.backing == KB_BACKING_THP)
+		x->thp_bytes = kb_guestmem_thp_bytes(&mv.mem);
+	js = json_object_new_object();
+	json_object_object_add(js, "sample", json_object_new_int(slot));
+	json_object_object_add(js, "populate", kb_mem_phase_json(&mv, &pop));
+	json_object_object_add(js, "execute", kb_mem_phase_json(&mv, &exe));
+	json_object_object_add(js, "pages_found", json_object_new_uint64(found));
+	json_object_array_add(x->r->raw, js);
+	json_object_put(x->last_stats);
+	x->last_stats = json_object_new_object();
+	json_object_object_add(x->last_stats, "populate", json_object_get(pop.stats));
+	json_object_object_add(x->last_stats, "execute", json_object_get(exe.stats));
+out:
+	kb_mem_phase_free(&pop);
+	kb_mem_phase_free(&exe);
+	kb_memvm_destroy(&mv);
+	return err;
+}
+
+static void record_checks(struct execperf_run *x, int done)
+{
+	struct kb_test_result *r = x->r;
+	double total_pages = (double)x->pages_expected;
+
+	kb_test_check(r, "pages_populated", total_pages, total_pages, total_pages, (double)x->pages_found_min, true,
+		      "the host did not find the guest's RET at the start of every page of the test memory: "
+		      "the guest wrote somewhere else than its memslots");
+	kb_test_check(r, "pages_not_executed", 0, 0, 0, (double)x->calls_short, true,
+		      "a vCPU called fewer pages than its part of the test memory has");
+	kb_test_check(r, "tsc_vs_host_clock", 1.0, 0, 1.05, x->clock_ratio, false,
+		      "a vCPU's guest TSC says a phase took longer than the host saw it take: TSC frequency or scaling is off");
+	if (x->mcfg.backing == KB_BACKING_THP && x->thp_bytes >= 0 && done)
+		kb_test_check(r, "thp_backed_fraction", 1.0, 0.5, 1.0, (double)x->thp_bytes / (double)(x->pages_expected * KB_PAGE_SIZE),
+			      false, "less than half of the test memory got transparent huge pages (fragmented memory? "
+			      "see /sys/kernel/mm/transparent_hugepage/defrag): this measured mostly 4 KiB pages");
+}
+
+static int execperf_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const struct kb_test_def *t,
+			struct kb_test_result *r)
+{
+	struct execperf_run x = {
+		.ctx = ctx,
+		.r = r,
+		.mcfg = {
+			.nvcpus = ctx->opts->vcpus,
+			.backing = (enum kb_backing)t->param[0],
+			.vcpu_bytes = cfg.mem,
+			.overlap = cfg.overlap,
+			.nslots = 1,
+			.size_option = "--mem",
+		},
+		.pages_found_min = UINT64_MAX,
+		.thp_bytes = -1,
+	};
+	struct kb_sampling sampling;
+	int err;
+
+	(void)s;
+	r->vcpus = x.mcfg.nvcpus;
+	json_object_object_add(r->params, "backing", json_object_new_string(kb_backing_name(x.mcfg.backing)));
+	json_object_object_add(r->params, "mem_per_vcpu", json_object_new_uint64(cfg.mem));
+	json_object_object_add(r->params, "overlap", json_object_new_boolean(cfg.overlap));
+	err = kb_memvm_check(ctx, &x.mcfg);
+	if (err)
+		return err;
+	x.pages_expected = (cfg.overlap ? cfg.mem : cfg.mem * (uint64_t)x.mcfg.nvcpus) / KB_PAGE_SIZE;
+	json_object_object_add(r->params, "pages_per_vcpu", json_object_new_uint64(cfg.mem / KB_PAGE_SIZE));
+	err = kb_sampler_run_fixed(ctx, one_sample, &x, &sampling);
+	if (!err) {
+		r->iterations = cfg.mem / KB_PAGE_SIZE;
+		r->tsc_khz = x.tsc_khz;
+		json_object_object_add(r->extra, "backend", json_object_new_string(kb_backend_name(ctx->kvm->backend)));
+		json_object_object_add(r->extra, "host_memory", kb_memvm_host_json());
+		json_object_object_add(r->extra, "kvm_stats", json_object_get(x.last_stats));
+		if (x.thp_bytes >= 0 && x.mcfg.backing == KB_BACKING_THP)
+			json_object_object_add(r->extra, "thp_bytes", json_object_new_int64(x.thp_bytes));
+		record_checks(&x, sampling.done);
+		kb_sampler_record(ctx->opts, sampling.done, r);
+	}
+	json_object_put(x.last_stats);
+	return err;
+}
+
+const struct kb_suite kb_suite_execperf = {
+	.name = "execute-perf",
+	.summary = "Populate guest memory, then execute from every page: backing and huge-page effects",
+	.tests = tests,
+	.ntests = ARRAY_SIZE(tests),
+	.opts = opts,
+	.nopts = ARRAY_SIZE(opts),
+	.cfg = &cfg,
+	.run = execperf_run,
+};
