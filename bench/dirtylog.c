@@ -22,7 +22,7 @@ static struct dirtylog_cfg cfg;
 
 static const struct kb_opt opts[] = {
 	{ "dirty-mem", 0, KB_OPT_SIZE, offsetof(struct dirtylog_cfg, mem), "SIZE",
-	  "test memory per vCPU, in whole 2 MiB", "16M", 2 << 20, (double)KB_MEM_MAX },
+	  "test memory per vCPU, in whole 2 MiB", "8M", 2 << 20, (double)KB_MEM_MAX },
 	{ "write-percent", 0, KB_OPT_DOUBLE, offsetof(struct dirtylog_cfg, write_percent), "PCT",
 	  "share of its pages a vCPU writes each iteration (it reads the others)", "100", 0, 100 },
 	{ "dirty-iterations", 0, KB_OPT_INT, offsetof(struct dirtylog_cfg, iterations), "N",

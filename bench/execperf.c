@@ -18,7 +18,7 @@ static struct execperf_cfg cfg;
 
 static const struct kb_opt opts[] = {
 	{ "mem", 0, KB_OPT_SIZE, offsetof(struct execperf_cfg, mem), "SIZE",
-	  "test memory per vCPU, in whole 2 MiB (hugetlb-1g: whole GiB)", "16M", 2 << 20, (double)KB_MEM_MAX },
+	  "test memory per vCPU, in whole 2 MiB (hugetlb-1g: whole GiB)", "8M", 2 << 20, (double)KB_MEM_MAX },
 	{ "overlap", 0, KB_OPT_FLAG, offsetof(struct execperf_cfg, overlap), NULL,
 	  "every vCPU populates and executes the same memory instead of a part of its own", NULL, 0, 0 },
 };

@@ -131,7 +131,7 @@ _kvmbench_operand_before()
 
 _kvmbench()
 {
-	local kb cword=$COMP_CWORD cur prev cmd='' i w opts line short long arg help
+	local kb cword=$COMP_CWORD cur prev cmd='' i w opts short long arg help
 	local optname='' value_prefix='' list
 	COMPREPLY=()
 	cur=${COMP_WORDS[cword]-}

@@ -29,6 +29,19 @@ static void loop_ud2(struct kb_mailbox *mb, uint64_t iters)
 	__asm__ volatile("ud2");
 }
 
+static void loop_triple(struct kb_mailbox *mb, uint64_t iters)
+{
+	/* With no gate to deliver #UD through, then #GP, then #DF, the CPU shuts down. */
+	static const struct __attribute__((packed)) {
+		uint16_t limit;
+		uint64_t base;
+	} empty_idt = { 0, 0 };
+
+	(void)mb;
+	(void)iters;
+	__asm__ volatile("lidt %0; ud2" : : "m"(empty_idt));
+}
+
 static void loop_nop(struct kb_mailbox *mb, uint64_t iters)
 {
 	(void)mb;
@@ -53,6 +66,7 @@ static const guest_loop_fn loops[KB_LOOP_MAX] = {
 	[KB_LOOP_MOV_FROM_CR8] = loop_mov_from_cr8,
 	[KB_LOOP_APIC] = loop_apic,
 	[KB_LOOP_MEM] = loop_mem,
+	[KB_LOOP_TRIPLE] = loop_triple,
 };
 
 static void str_copy(char *dst, const char *src, unsigned int max)

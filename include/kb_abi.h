@@ -79,6 +79,7 @@ enum kb_loop {
 	KB_LOOP_APIC,        /* param[0] enum kb_apic_mode, param[1] enum kb_apic_test, param[2] TSC delta */
 	KB_LOOP_MEM,         /* param[0] enum kb_mem_op, [1] first GPA, [2] bytes, [3] value, [4] write percent,
 			      * [5] TSC cycles between KB_UC_PROGRESS calls (0: none) */
+	KB_LOOP_TRIPLE,      /* loads an empty IDT, then raises #UD: a triple fault, for the shutdown path */
 	KB_LOOP_MAX
 };
 

@@ -229,7 +229,9 @@ int kb_cli_parse(const struct kb_cmd *cmd, struct kb_opt_group *groups, size_t n
 	longopts[nl] = (struct option){ 0 };
 	shortopts[ns] = 0;
 
-	optind = 1;
+	/* 0, not 1: glibc then forgets the rest of a short-option cluster left over from an earlier
+	 * parse (e.g. "-hq" stops at -h), which would point into that parse's argv. */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
 		const struct kb_opt *o = NULL;

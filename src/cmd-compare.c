@@ -33,12 +33,19 @@ static const struct kb_opt compare_opts[] = {
 	  "also compare the per-vCPU metrics (rate.vcpu0, ...)", NULL, 0, 0 },
 };
 
+static int fill_text(FILE *f, void *text)
+{
+	return fputs(text, f) < 0 ? -EIO : 0;
+}
+
 static int cmd_compare(void *cfgp, int argc, char **argv)
 {
 	struct compare_cfg *cfg = cfgp;
 	struct kb_compare_opts o;
 	struct kb_result base, cur;
 	FILE *out = stdout, *warn;
+	char *text = NULL;
+	size_t len = 0;
 	int status;
 
 	if (argc != 2)
@@ -55,7 +62,9 @@ static int cmd_compare(void *cfgp, int argc, char **argv)
 		kb_die("%s", kb_last_error());
 	if (kb_result_load(argv[1], &cur))
 		kb_die("%s", kb_last_error());
-	if (cfg->output && !(out = fopen(cfg->output, "w")))
+	/* Into memory first, then atomically over --output: a failed write (ENOSPC) leaves the
+	 * previous file as it was. */
+	if (cfg->output && !(out = open_memstream(&text, &len)))
 		kb_die("%s: cannot write the comparison: %s", cfg->output, strerror(errno));
 	o.color = out == stdout && o.format == KB_CMP_TABLE && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	/* On a terminal the table carries the warning itself; anywhere else repeat it on stderr. */
@@ -63,9 +72,12 @@ static int cmd_compare(void *cfgp, int argc, char **argv)
 	status = kb_compare_results(&base, &cur, &o, out, warn);
 	if (status == 2)
 		fprintf(stderr, "kvmbench: %s\n", kb_last_error());
-	if (out != stdout && fclose(out)) {
-		fprintf(stderr, "kvmbench: %s: writing the comparison failed: %s\n", cfg->output, strerror(errno));
-		status = 2;
+	if (out != stdout) {
+		if (fclose(out) || kb_write_atomic(cfg->output, "the comparison", fill_text, text)) {
+			fprintf(stderr, "kvmbench: %s\n", kb_last_error());
+			status = 2;
+		}
+		free(text);
 	}
 	kb_result_free(&base);
 	kb_result_free(&cur);

@@ -33,6 +33,8 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+	/* A guest that never exits is interrupted now, not when the watchdog fires. */
+	kb_vcpu_kick_all();
 }
 
 static const struct kb_opt run_opts[] = {
@@ -302,6 +304,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		kb_die("--baseline %s", kb_last_error());
 	if (kb_watchdog_init())
 		kb_die("%s", kb_last_error());
+	kb_vcpu_set_stop_flag(&stop_requested);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);

@@ -43,7 +43,13 @@ int kb_welch_test(const double *a, size_t na, const double *b, size_t nb, struct
 	}
 	w->t = w->diff / w->se;
 	w->df = (qa + qb) * (qa + qb) / (qa * qa / (double)(na - 1) + qb * qb / (double)(nb - 1));
-	w->p = 2 * gsl_cdf_tdist_Q(fabs(w->t), w->df);
+	/* Samples near DBL_MAX overflow the variances, tiny spreads underflow their squares: then
+	 * there is nothing to test, and GSL would abort the process on the NaN (found by fuzzing). */
+	if (isnan(w->t) || !(w->df > 0)) {
+		w->t = w->df = w->p = NAN;
+		return kb_fail(EDOM, "Welch's t-test: the samples' variance is out of floating-point range");
+	}
+	w->p = 2 * (isinf(w->df) ? gsl_cdf_ugaussian_Q(fabs(w->t)) : gsl_cdf_tdist_Q(fabs(w->t), w->df));
 	if (w->p > 1)
 		w->p = 1;
 	return 0;

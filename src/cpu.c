@@ -859,7 +859,10 @@ static void fill_raw(const struct kb_cpuid_cpu *c, struct cpu_raw_data_t *raw)
 	for (uint32_t i = 0; i < MAX_EXT_CPUID_LEVEL; i++)
 		if (kb_cpuid_get(c, 0x80000000u + i, 0, r))
 			memcpy(raw->ext_cpuid[i], r, sizeof(r));
-	for (uint32_t i = 0; i < MAX_INTELFN4_LEVEL; i++)
+	/* libcpuid 0.6 keeps one cache mask per leaf 4 subleaf in an array of 5 (L1I, L1D, L2, L3,
+	 * L4): a sixth cache description overruns its stack (found by fuzzing).  CPUs describe at
+	 * most those five, so a dump with more is damaged; the rest is not handed on. */
+	for (uint32_t i = 0; i < MAX_INTELFN4_LEVEL && i < 5; i++)
 		if (kb_cpuid_get(c, 4, i, r))
 			memcpy(raw->intel_fn4[i], r, sizeof(r));
 	for (uint32_t i = 0; i < MAX_INTELFN11_LEVEL; i++)
@@ -905,22 +908,77 @@ static void fold_types(const struct system_id_t *sys, struct kb_cpu_info *info)
 	}
 }
 
+/*
+ * Whether libcpuid 0.6 can take these blocks as the logical CPUs of one machine without crashing
+ * (each case found by fuzzing, SIGFPE or SIGSEGV in cpu_identify_all()):
+ * - its per-CPU pass divides by each CPU type's core count, 0 for a vendor it cannot count cores
+ *   of: every block must be of one vendor it counts, with at least one core;
+ * - it reads leaf 0xB subleaf by subleaf and masks the x2APIC ID with an SMT mask that only an
+ *   SMT level sets, and indexes hash tables with the signed IDs it derives (-1 when no core level
+ *   sets one): subleaf 0 must be the SMT level and a core level must follow (as the SDM has it),
+ *   and the x2APIC ID must fit in 31 bits;
+ * - it numbers CPU types (a new one at each change of package or core kind) in a uint8_t: far
+ *   fewer than 256 of them, and no more blocks than its logical_cpu_t counts.
+ * Otherwise the first block is decoded alone.
+ */
+static bool per_cpu_decodable(const struct kb_cpuid_set *s, struct cpu_raw_data_t *raw)
+{
+	uint32_t first[4], r[4], prev_pkg = 0, prev_kind = 0;
+	int types = 0;
+
+	if (s->ncpus > 8192 || !kb_cpuid_get(&s->cpu[0], 0, 0, first))
+		return false;
+	for (size_t i = 0; i < s->ncpus; i++) {
+		const struct kb_cpuid_cpu *c = &s->cpu[i];
+		uint32_t shift = 0, apic = 0, kind, sub;
+		bool core_level = false;
+		struct cpu_id_t id;
+
+		if (!kb_cpuid_get(c, 0, 0, r) || memcmp(r + 1, first + 1, 3 * sizeof(r[0])))
+			return false;
+		if (cpu_identify(&raw[i], &id) || id.num_cores < 1 ||
+		    (id.vendor != VENDOR_INTEL && id.vendor != VENDOR_AMD && id.vendor != VENDOR_HYGON))
+			return false;
+		for (sub = 0; sub < MAX_INTELFN11_LEVEL && kb_cpuid_get(c, 0xb, sub, r) && r[0] && r[1]; sub++) {
+			if ((sub == 0 && ((r[2] >> 8) & 0xff) != 1) || (r[3] & 0x80000000u))
+				return false;
+			core_level |= ((r[2] >> 8) & 0xff) == 2;
+			shift = r[0] & 0x1f;
+			apic = r[3];
+		}
+		if (sub && !core_level)
+			return false;
+		kind = kb_cpuid_get(c, 0x1a, 0, r) ? r[0] >> 24 : 0;
+		if (!i || apic >> shift != prev_pkg || kind != prev_kind)
+			types++;
+		prev_pkg = apic >> shift;
+		prev_kind = kind;
+	}
+	return types <= 64;
+}
+
 int kb_cpu_identify(const struct kb_cpuid_set *s, struct kb_cpu_info *info)
 {
 	struct cpu_raw_data_array_t arr = { 0 };
 	struct system_id_t sys = { 0 };
 	const struct cpu_id_t *id;
+	bool per_cpu = s->per_cpu;
 	int err = 0;
 
 	memset(info, 0, sizeof(*info));
 	if (!s->ncpus)
 		return kb_fail(EINVAL, "no CPUID data to identify");
 	cpuid_set_warn_function(quiet_libcpuid);
-	arr.with_affinity = s->per_cpu;
-	arr.num_raw = (logical_cpu_t)(s->per_cpu ? s->ncpus : 1);
-	arr.raw = kb_xcalloc(arr.num_raw, sizeof(*arr.raw));
-	for (size_t i = 0; i < arr.num_raw; i++)
+	arr.raw = kb_xcalloc(per_cpu ? s->ncpus : 1, sizeof(*arr.raw));
+	for (size_t i = 0; i < (per_cpu ? s->ncpus : 1); i++)
 		fill_raw(&s->cpu[i], &arr.raw[i]);
+	if (per_cpu && !per_cpu_decodable(s, arr.raw)) {
+		kb_debug("%s: the CPU blocks are not one machine libcpuid can count; decoding the first alone",
+			 s->source);
+		per_cpu = false;
+	}
+	arr.with_affinity = per_cpu;
+	arr.num_raw = (logical_cpu_t)(per_cpu ? s->ncpus : 1);
 	if (cpu_identify_all(&arr, &sys) || sys.num_cpu_types < 1) {
 		err = kb_fail(EINVAL, "%s: libcpuid cannot decode this CPUID data: %s", s->source, cpuid_error());
 		goto out;
@@ -938,7 +996,7 @@ int kb_cpu_identify(const struct kb_cpuid_set *s, struct kb_cpu_info *info)
 	kb_uarch_lookup(info->vendor, info->family, info->model, info->stepping, info->brand, &info->uarch);
 
 	fold_types(&sys, info);
-	if (!s->per_cpu) {
+	if (!per_cpu) {
 		/* An old single-CPU dump tells one package's counts, nothing about how many packages. */
 		info->types[0].cores = id->num_cores;
 		info->types[0].threads = id->num_logical_cpus;

@@ -95,7 +95,9 @@ static int check_hugetlb(enum kb_backing b, uint64_t bytes, int node)
 	if (avail < need) {
 		long want = total + need - (avail > 0 ? avail : 0);
 
-		return kb_fail(ENOTSUP, "needs %ld free %s huge pages, %ld free: echo %ld > %s%s", need, label,
+		/* Reserving huge pages takes root: say so, and name the file that reserves them. */
+		snprintf(path, sizeof(path), "%s/nr_hugepages", dir);
+		return kb_fail(ENOTSUP, "needs %ld free %s huge pages, %ld free: echo %ld > %s as root%s", need, label,
 			       avail > 0 ? avail : 0, want,
 			       b == KB_BACKING_HUGETLB_1G ? path : "/proc/sys/vm/nr_hugepages",
 			       b == KB_BACKING_HUGETLB_1G ? " (or boot with hugepagesz=1G hugepages=N)" : "");

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kb.h"
@@ -14,6 +15,10 @@
 #include "topo.h"
 
 #define KB_WATCHDOG_SIGNAL (SIGRTMIN + 1)
+
+/* The threads that run vCPUs, for kb_vcpu_kick_all(); a slot is taken with the vCPU's watchdog
+ * timer, by its thread, and given back when the vCPU is destroyed. */
+static pid_t kick_tids[512];
 
 static const struct kb_cap caps[] = {
 	{ KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY", true },
@@ -97,7 +102,8 @@ int kb_kvm_open(struct kb_kvm *kvm, const char *path)
 		if (err == ENOENT)
 			return kb_fail(err, "%s: no such device (is KVM enabled? load kvm_intel or kvm_amd, and check that virtualization is on in the firmware)", path);
 		if (err == EACCES || err == EPERM)
-			return kb_fail(err, "%s: permission denied (add your user to group 'kvm' or run as root)", path);
+			return kb_fail(err, "%s: permission denied (add your user to group 'kvm', the group that owns it "
+				       "on Debian: usermod -aG kvm USER, then log in again; kvmbench needs no root)", path);
 		return kb_fail(err, "%s: %s", path, strerror(err));
 	}
 	kvm->api_version = ioctl(kvm->fd, KVM_GET_API_VERSION, NULL);
@@ -257,6 +263,9 @@ void kb_vcpu_destroy(struct kb_vcpu *vcpu)
 	if (vcpu->timer_armed)
 		timer_delete(vcpu->timer);
 	vcpu->timer_armed = false;
+	if (vcpu->kick_slot)
+		__atomic_store_n(&kick_tids[vcpu->kick_slot - 1], 0, __ATOMIC_RELEASE);
+	vcpu->kick_slot = 0;
 	kb_stats_close(&vcpu->stats);
 	if (vcpu->dirty_ring)
 		munmap(vcpu->dirty_ring, vcpu->vm->dirty_ring_bytes);
@@ -297,14 +306,44 @@ int kb_vcpu_get_msr(struct kb_vcpu *vcpu, uint32_t index, uint64_t *value)
 
 /* The vCPU this thread is running, so the signal handler can stop it. */
 static __thread struct kb_vcpu *running_vcpu;
+/* Set when the user asked the run to stop (SIGINT, SIGTERM): then an interrupted KVM_RUN ends. */
+static volatile sig_atomic_t *stop_flag;
 
-static void watchdog_handler(int sig)
+static void watchdog_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
-	if (running_vcpu) {
+	(void)uc;
+	/* Only this vCPU's own timer is the watchdog.  The same signal number from anywhere else
+	 * (kill -s RTMIN+1) merely interrupts KVM_RUN, which kb_vcpu_run() then enters again. */
+	if (running_vcpu && si->si_code == SI_TIMER && si->si_value.sival_ptr == running_vcpu) {
 		running_vcpu->watchdog_fired = 1;
 		/* Makes a KVM_RUN that is about to start return at once: no lost wake-up. */
 		running_vcpu->run->immediate_exit = 1;
+	} else if (running_vcpu && stop_flag && *stop_flag) {
+		/* kb_vcpu_kick_all(): the same for a stop request. */
+		running_vcpu->run->immediate_exit = 1;
+	}
+}
+
+void kb_vcpu_kick_all(void)
+{
+	pid_t pid = getpid();
+
+	for (size_t i = 0; i < ARRAY_SIZE(kick_tids); i++) {
+		pid_t tid = __atomic_load_n(&kick_tids[i], __ATOMIC_ACQUIRE);
+
+		if (tid)
+			syscall(SYS_tgkill, pid, tid, KB_WATCHDOG_SIGNAL);
+	}
+}
+
+static void kick_register(struct kb_vcpu *vcpu, pid_t tid)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kick_tids) && !vcpu->kick_slot; i++) {
+		pid_t none = 0;
+
+		if (__atomic_compare_exchange_n(&kick_tids[i], &none, tid, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			vcpu->kick_slot = (int)i + 1;
 	}
 }
 
@@ -313,12 +352,18 @@ int kb_watchdog_init(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = watchdog_handler;
+	sa.sa_sigaction = watchdog_handler;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: KVM_RUN must come back with EINTR. */
 	if (sigaction(KB_WATCHDOG_SIGNAL, &sa, NULL))
 		return kb_fail(errno, "installing the watchdog signal handler: %s", strerror(errno));
 	return 0;
+}
+
+void kb_vcpu_set_stop_flag(volatile sig_atomic_t *flag)
+{
+	stop_flag = flag;
 }
 
 static int watchdog_arm(struct kb_vcpu *vcpu, uint64_t timeout_ns)
@@ -332,10 +377,12 @@ static int watchdog_arm(struct kb_vcpu *vcpu, uint64_t timeout_ns)
 		memset(&sev, 0, sizeof(sev));
 		sev.sigev_notify = SIGEV_THREAD_ID;
 		sev.sigev_signo = KB_WATCHDOG_SIGNAL;
+		sev.sigev_value.sival_ptr = vcpu;
 		sev._sigev_un._tid = gettid();
 		if (timer_create(CLOCK_MONOTONIC, &sev, &vcpu->timer))
 			return kb_fail(errno, "vCPU %d: creating the watchdog timer: %s", vcpu->id, strerror(errno));
 		vcpu->timer_armed = true;
+		kick_register(vcpu, sev._sigev_un._tid);
 	}
 	its.it_value.tv_sec = timeout_ns / 1000000000ULL;
 	its.it_value.tv_nsec = timeout_ns % 1000000000ULL;
@@ -353,22 +400,37 @@ static void watchdog_disarm(struct kb_vcpu *vcpu)
 
 int kb_vcpu_run(struct kb_vcpu *vcpu, uint64_t timeout_ns)
 {
+	uint64_t deadline = kb_now_ns() + timeout_ns, left = timeout_ns, now;
 	int r, err;
 
 	running_vcpu = vcpu;
 	vcpu->watchdog_fired = 0;
-	vcpu->run->immediate_exit = 0;
-	err = watchdog_arm(vcpu, timeout_ns);
-	if (err)
-		return err;
-	r = ioctl(vcpu->fd, KVM_RUN, NULL);
-	err = r < 0 ? errno : 0;
-	watchdog_disarm(vcpu);
-	vcpu->run->immediate_exit = 0;
-	if (vcpu->watchdog_fired)
-		return -ETIMEDOUT;
-	if (err == EINTR)
-		return -EINTR;
+	for (;;) {
+		vcpu->run->immediate_exit = 0;
+		/* A stop request whose kick came before the line above would otherwise wait for the
+		 * guest's next exit. */
+		if (stop_flag && *stop_flag)
+			return -EINTR;
+		err = watchdog_arm(vcpu, left);
+		if (err)
+			return err;
+		r = ioctl(vcpu->fd, KVM_RUN, NULL);
+		err = r < 0 ? errno : 0;
+		watchdog_disarm(vcpu);
+		vcpu->run->immediate_exit = 0;
+		if (vcpu->watchdog_fired)
+			return -ETIMEDOUT;
+		if (err != EINTR)
+			break;
+		if (stop_flag && *stop_flag)
+			return -EINTR;
+		/* Any other signal (job control, a stray one, a debugger's) only interrupted the
+		 * guest: enter it again, still bounded by the same deadline. */
+		now = kb_now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		left = deadline - now;
+	}
 	if (err)
 		return kb_fail(err, "vCPU %d: KVM_RUN: %s", vcpu->id, strerror(err));
 	return 0;

@@ -4,6 +4,7 @@
 
 #include <linux/kvm.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -53,6 +54,7 @@ struct kb_vcpu {
 	timer_t timer;
 	bool timer_armed;
 	volatile int watchdog_fired;
+	int kick_slot;                      /* 1 + its thread's slot for kb_vcpu_kick_all(); 0: none */
 };
 
 /* A capability kvmbench relies on, checked once at open. */
@@ -84,10 +86,16 @@ int kb_vcpu_get_msr(struct kb_vcpu *vcpu, uint32_t index, uint64_t *value);
 /*
  * Enter the guest once, bounded by the watchdog.  Returns 0 when KVM_RUN
  * returned normally (inspect vcpu->run->exit_reason), -ETIMEDOUT when the
- * watchdog stopped a guest that did not exit in time, -EINTR on any other
- * signal, or another -errno.
+ * watchdog stopped a guest that did not exit in time, -EINTR when a signal
+ * interrupted it and the stop flag (kb_vcpu_set_stop_flag()) is set, or
+ * another -errno.  Other signals only interrupt KVM_RUN, which is entered again.
  */
 int kb_vcpu_run(struct kb_vcpu *vcpu, uint64_t timeout_ns);
+/* The flag SIGINT/SIGTERM set: an interrupted KVM_RUN ends with -EINTR once it is set. */
+void kb_vcpu_set_stop_flag(volatile sig_atomic_t *flag);
+/* Interrupt the KVM_RUN of every vCPU thread, so a stop request (the flag above, set first) is
+ * seen at once even by a guest that never exits.  Async-signal-safe: SIGINT's handler calls it. */
+void kb_vcpu_kick_all(void);
 
 /* Describe the vCPU's state (exit reason, RIP, key registers) for an error message. */
 void kb_vcpu_describe(struct kb_vcpu *vcpu, char *buf, size_t size);

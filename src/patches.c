@@ -530,6 +530,44 @@ out:
 	return err;
 }
 
+/*
+ * glibc's regcomp() copies a subexpression once per count of an interval ("x{1000}") and once
+ * for each '+', so stacked or nested repetitions take memory multiplied up (found by fuzzing: 30
+ * '+' in a row, 2^30 copies, exhausted 2 GiB).  The copies, taken as if all nested, may multiply
+ * to 65536.
+ */
+static bool regex_bounded(const char *re)
+{
+	double copies = 1;
+	bool bracket = false;
+
+	if (strlen(re) > 4096)
+		return false;
+	for (const char *p = re; *p; p++) {
+		if (bracket) {
+			/* "[]...]" and "[^]...]" start with a literal ']'. */
+			if (*p == ']' && p[-1] != '[' && !(p[-1] == '^' && p[-2] == '['))
+				bracket = false;
+		} else if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '[') {
+			bracket = true;
+		} else if (*p == '+') {
+			copies *= 2;
+		} else if (*p == '{') {
+			char *end;
+			unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
+
+			if (end == p + 1)
+				continue;
+			if (*end == ',')
+				hi = end[1] == '}' ? lo + 1 : strtoul(end + 1, &end, 10);
+			copies *= (double)(hi > lo ? hi : lo) + 1;
+		}
+	}
+	return copies <= 65536;
+}
+
 static int check_source_rule(const char *id, const char *set, json_object *r)
 {
 	const char *file = mstr(r, "file"), *fixed = mstr(r, "fixed"), *re = mstr(r, "regex");
@@ -546,6 +584,9 @@ static int check_source_rule(const char *id, const char *set, json_object *r)
 	if (match && !json_object_is_type(match, json_type_boolean))
 		return kb_fail(EINVAL, "features.json: feature '%s': a %s rule on %s has a 'match' that is not true or false",
 			       id, set, file);
+	if (re && !regex_bounded(re))
+		return kb_fail(EINVAL, "features.json: feature '%s': %s regex on %s is too long or repeats too much "
+			       "(the counts of its '+' and {m,n} repetitions may multiply to at most 65536)", id, set, file);
 	if (re) {
 		regex_t rx;
 		int rc = regcomp(&rx, re, REG_EXTENDED | REG_NOSUB);

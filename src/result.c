@@ -1,5 +1,6 @@
 /* result.c: build, serialise and load the result model (JSON schema version 1). */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,15 @@ static double jnum(json_object *o, const char *key)
 	return json_object_get_double(v);
 }
 
+/* A number member that must fit the integer it is stored in: outside [lo, hi] (or NaN) it is 0,
+ * as if absent; converting it would be undefined behaviour (found by fuzzing). */
+static double jbounded(json_object *o, const char *key, double lo, double hi)
+{
+	double v = jnum(o, key);
+
+	return v >= lo && v <= hi ? v : 0;
+}
+
 static int load_test(json_object *jt, struct kb_result *r, size_t idx)
 {
 	const char *suite = jstr(jt, "suite"), *test = jstr(jt, "test"), *status = jstr(jt, "status");
@@ -357,9 +367,9 @@ static int load_test(json_object *jt, struct kb_result *r, size_t idx)
 		return kb_fail(EINVAL, "tests[%zu]: unknown status '%s'", idx, status);
 	if (jstr(jt, "reason"))
 		t->reason = kb_xstrdup(jstr(jt, "reason"));
-	t->vcpus = (int)jnum(jt, "vcpus");
-	t->iterations = (uint64_t)jnum(jt, "iterations_per_sample");
-	t->tsc_khz = (uint32_t)jnum(jt, "tsc_khz");
+	t->vcpus = (int)jbounded(jt, "vcpus", 0, INT_MAX);
+	t->iterations = (uint64_t)jbounded(jt, "iterations_per_sample", 0, 1.8e19);
+	t->tsc_khz = (uint32_t)jbounded(jt, "tsc_khz", 0, UINT32_MAX);
 	t->duration_s = jnum(jt, "duration_s");
 	if ((v = jget(jt, "params", json_type_object))) {
 		json_object_put(t->params);

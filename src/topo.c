@@ -1,17 +1,21 @@
 /* topo.c: the machine's topology through hwloc, the vCPU/memory placement planner, and applying
  * a plan with thread affinity (pthread) and memory policy (libnuma's mbind). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <hwloc.h>
 #include <numa.h>
 #include <numaif.h>
 
+#include "cpu.h"
 #include "kb.h"
 #include "topo.h"
 
@@ -118,13 +122,17 @@ static int cmp_core_order(const void *a, const void *b)
 static int build(struct kb_topo *t)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t->h);
+	hwloc_bitmap_t pus, taken;
 	hwloc_obj_t o = NULL;
-	int pu, n;
+	int pu, n, width = hwloc_bitmap_weight(all);
 
 	t->npus = hwloc_get_nbobjs_by_type(t->h, HWLOC_OBJ_PU);
 	t->max_pu = hwloc_bitmap_last(all);
-	if (t->npus <= 0 || t->max_pu < 0)
+	if (t->npus <= 0 || t->max_pu < 0 || width <= 0)
 		return kb_fail(EINVAL, "%s: the topology has no processing units", t->source);
+	if (t->max_pu >= 1 << 20)
+		return kb_fail(EINVAL, "%s: the topology numbers a processing unit %d: not a real machine", t->source,
+			       t->max_pu);
 	t->core_of = kb_xcalloc((size_t)t->max_pu + 1, sizeof(int));
 	t->node_of = kb_xcalloc((size_t)t->max_pu + 1, sizeof(int));
 	for (int i = 0; i <= t->max_pu; i++)
@@ -166,11 +174,25 @@ static int build(struct kb_topo *t)
 	}
 	hwloc_bitmap_foreach_end();
 
-	t->cores = kb_xcalloc((size_t)t->npus, sizeof(*t->cores));
+	/* A damaged file's cores may hold PUs outside the machine's cpuset or each other's, and its
+	 * cpuset PUs without objects (found by fuzzing: heap overflow in add_core()).  Each core
+	 * takes only machine PUs no core has taken yet, so there are at most 'width' cores. */
+	t->cores = kb_xcalloc((size_t)width, sizeof(*t->cores));
+	pus = hwloc_bitmap_alloc();
+	taken = hwloc_bitmap_alloc();
 	o = NULL;
-	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_CORE, o)))
-		if (!hwloc_bitmap_iszero(o->cpuset))
-			add_core(t, (int)o->logical_index, o->cpuset);
+	while ((o = hwloc_get_next_obj_by_type(t->h, HWLOC_OBJ_CORE, o))) {
+		if (!o->cpuset)
+			continue;
+		hwloc_bitmap_and(pus, o->cpuset, all);
+		hwloc_bitmap_andnot(pus, pus, taken);
+		if (!hwloc_bitmap_iszero(pus)) {
+			add_core(t, (int)o->logical_index, pus);
+			hwloc_bitmap_or(taken, taken, pus);
+		}
+	}
+	hwloc_bitmap_free(pus);
+	hwloc_bitmap_free(taken);
 	/* A PU hwloc placed under no core is a core of its own. */
 	hwloc_bitmap_foreach_begin(pu, all) {
 		if (t->core_of[pu] < 0) {
@@ -206,6 +228,74 @@ static int build(struct kb_topo *t)
 	return 0;
 }
 
+/*
+ * hwloc 2.9's own XML reader (Debian ships no libxml2 plugin) dereferences NULL on a tag that is
+ * never closed, as in a truncated file (found by fuzzing: "<topology version=\"2.0\"" crashes
+ * hwloc_topology_load()).  Refuse what cannot be a whole export before hwloc reads it: no NUL,
+ * every '<' has its '>', and the last tag is </topology>.
+ */
+static int check_xml_whole(const char *path)
+{
+	char *text;
+	size_t len, end;
+	const char *p;
+	int err = kb_read_file(path, &text, &len);
+
+	if (err)
+		return err;
+	/* Any '<' without a '>' after it means the last '<' has none either. */
+	p = strrchr(text, '<');
+	end = len;
+	while (end && (text[end - 1] == '\n' || text[end - 1] == '\r' || text[end - 1] == ' ' || text[end - 1] == '\t'))
+		end--;
+	if (!p || !strchr(p, '>') || strlen(text) != len || end < 11 || memcmp(text + end - 11, "</topology>", 11))
+		err = kb_fail(EINVAL, "%s: not a whole hwloc XML topology (truncated, or not XML: it must end with "
+			      "</topology>; export one with 'lstopo --of xml FILE')", path);
+	free(text);
+	return err;
+}
+
+/*
+ * hwloc 2.9 also crashes on some whole but damaged files (found by fuzzing: an object without a
+ * type whose child has an unparsable cpuset segfaults in hwloc_bitmap_compare_first()).  A file
+ * from elsewhere is therefore loaded once in a child process first: a crash there is reported,
+ * not shared.  A clean refusal is left to the real load, which says why.
+ */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static int probe_xml(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return kb_fail(errno, "%s: cannot fork to check the topology file: %s", path, strerror(errno));
+	if (!pid) {
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+		hwloc_topology_t h;
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		/* A crash here ends this child and nothing else: no handler of the parent's (a
+		 * sanitizer's, a fuzzer's) reports it as the parent's own. */
+		for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
+			signal(fatal[i], SIG_DFL);
+		if (__sanitizer_set_death_callback)
+			__sanitizer_set_death_callback(NULL);
+		_exit(hwloc_topology_init(&h) || hwloc_topology_set_xml(h, path) || hwloc_topology_load(h) ? 3 : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return kb_fail(errno, "%s: checking the topology file: %s", path, strerror(errno));
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3))
+		return 0;
+	return kb_fail(EINVAL, "%s: hwloc crashed reading this file (%s %d): it is damaged or not an hwloc XML "
+		       "export (export one with 'lstopo --of xml FILE')", path,
+		       WIFSIGNALED(status) ? "signal" : "exit status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
 int kb_topo_load(struct kb_topo **out, const char *xml_path)
 {
 	struct kb_topo *t = kb_xcalloc(1, sizeof(*t));
@@ -222,6 +312,8 @@ int kb_topo_load(struct kb_topo **out, const char *xml_path)
 		err = kb_fail(errno, "%s: cannot read the topology file: %s", xml_path, strerror(errno));
 		goto fail;
 	}
+	if (xml_path && ((err = check_xml_whole(xml_path)) || (err = probe_xml(xml_path))))
+		goto fail;
 	if (xml_path && hwloc_topology_set_xml(t->h, xml_path)) {
 		err = kb_fail(EINVAL, "%s: hwloc cannot use this as an XML topology: %s "
 			      "(export one with 'lstopo --of xml FILE' or 'hwloc-gather-topology')", xml_path, strerror(errno));
@@ -406,6 +498,11 @@ int kb_parse_cpu_list(const char *s, int **cpus, int *n)
 					free(v);
 					return kb_fail(EINVAL, "CPU list '%s' names CPU %ld twice: give each vCPU its own CPU", s, c);
 				}
+			/* A bound, or "0-2000000000" takes minutes and gigabytes (found by fuzzing). */
+			if (cnt == 4096) {
+				free(v);
+				return kb_fail(E2BIG, "CPU list '%.64s' names more than 4096 CPUs", s);
+			}
 			if (cnt == cap) {
 				cap *= 2;
 				v = realloc(v, (size_t)cap * sizeof(int));

@@ -126,7 +126,12 @@ int kb_write_atomic(const char *path, const char *what, int (*fill)(FILE *f, voi
 		unlink(tmp);
 		goto out;
 	}
+	errno = 0;
 	err = fill(f, ctx);
+	/* A fill that stopped because a write failed (ENOSPC, EIO) says only that; name the cause. */
+	if (err && ferror(f))
+		err = kb_fail(errno ? errno : EIO, "%s: writing %s failed: %s (the previous file is untouched)",
+			      path, what, strerror(errno ? errno : EIO));
 	if (!err && (fflush(f) || ferror(f) || fchmod(fd, 0666 & ~mask) || fsync(fd)))
 		err = kb_fail(errno ? errno : EIO, "%s: writing %s failed: %s (the previous file is untouched)",
 			      path, what, strerror(errno ? errno : EIO));
@@ -151,7 +156,8 @@ int kb_parse_duration(const char *s, uint64_t *ns)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	/* !(v >= 0) also refuses "nan", which no comparison below would (found by fuzzing). */
+	if (errno || end == s || !(v >= 0))
 		return -EINVAL;
 	if (!*end || !strcmp(end, "s"))
 		v *= 1e9;

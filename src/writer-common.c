@@ -94,8 +94,9 @@ static void report_merge(const struct kb_report *rep, struct kb_result *merged)
 			merged->host = r->host;
 			merged->options = r->options;
 		}
-		/* Shallow copies: the tests' storage stays with their result. */
-		memcpy(merged->tests + merged->ntests, r->tests, r->ntests * sizeof(*r->tests));
+		/* Shallow copies: the tests' storage stays with their result (none: tests is NULL). */
+		if (r->ntests)
+			memcpy(merged->tests + merged->ntests, r->tests, r->ntests * sizeof(*r->tests));
 		merged->ntests += r->ntests;
 	}
 	merged->cap = n;
