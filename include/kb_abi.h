@@ -145,6 +145,7 @@ struct kb_mailbox {
 	volatile uint64_t irq_count;   /* interrupts the guest's handler has taken */
 	uint64_t apic_ready;     /* the guest set up its APIC (once per VM, outside the samples) */
 	volatile uint64_t shadow_violations;   /* interrupts taken inside STI's shadow, before HLT */
+	volatile uint64_t late_irq_nudges;     /* times a spinning IPI receiver had to exit to get its interrupt */
 	char msg[256];
 };
 

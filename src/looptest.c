@@ -463,6 +463,9 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 		r->tsc_khz = m.vcpus[0].tsc_khz;
 		json_object_object_add(r->extra, "backend", json_object_new_string(kb_backend_name(ctx->kvm->backend)));
 		json_object_object_add(r->extra, "pvm_native", json_object_new_boolean(m.pvm_native));
+		if (kb_machine_mailbox(&m, m.nvcpus - 1)->late_irq_nudges)
+			json_object_object_add(r->extra, "late_irq_nudges",
+					       json_object_new_uint64(kb_machine_mailbox(&m, m.nvcpus - 1)->late_irq_nudges));
 		/* What the loop's last instruction returned (CPUID's registers, say): shows who answered. */
 		json_object *last = json_object_new_array();
 
