@@ -16,6 +16,9 @@
 
 /* ------------------------------------------------------------------ files */
 
+/* No CPUID dump or topology comes near this; a device such as /dev/zero would never end. */
+#define KB_READ_MAX ((size_t)64 << 20)
+
 static int read_fd(int fd, char **buf, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
@@ -27,7 +30,13 @@ static int read_fd(int fd, char **buf, size_t *len)
 		ssize_t r;
 
 		if (n + 1 >= cap) {
-			char *nb = realloc(b, cap * 2);
+			char *nb;
+
+			if (cap >= KB_READ_MAX) {
+				free(b);
+				return -EFBIG;
+			}
+			nb = realloc(b, cap * 2);
 
 			if (!nb) {
 				free(b);
@@ -81,16 +90,23 @@ static int unxz(const char *path, const char *in, size_t inlen, char **out, size
 	z.avail_out = cap - 1;
 	do {
 		if (!z.avail_out) {
-			size_t used = cap - 1;
-			char *no = realloc(o, cap * 2);
+			size_t used = cap - 1, ncap = cap * 2 > KB_READ_MAX + 1 ? KB_READ_MAX + 1 : cap * 2;
+			char *no;
 
+			if (ncap <= cap) {
+				lzma_end(&z);
+				free(o);
+				return kb_fail(EFBIG, "%s: decompresses to more than %zu MiB: not a file kvmbench reads",
+					       path, KB_READ_MAX >> 20);
+			}
+			no = realloc(o, ncap);
 			if (!no) {
 				lzma_end(&z);
 				free(o);
 				return -ENOMEM;
 			}
 			o = no;
-			cap *= 2;
+			cap = ncap;
 			z.next_out = (uint8_t *)o + used;
 			z.avail_out = cap - 1 - used;
 		}
@@ -119,6 +135,9 @@ int kb_read_file(const char *path, char **buf, size_t *len)
 		return kb_fail(errno, "%s: cannot open: %s (check the path)", path, strerror(errno));
 	err = read_fd(fd, &raw, &n);
 	close(fd);
+	if (err == -EFBIG)
+		return kb_fail(err, "%s: larger than %zu MiB (or endless, like a device): not a file kvmbench reads",
+			       path, KB_READ_MAX >> 20);
 	if (err)
 		return kb_fail(err, "%s: cannot read: %s", path, strerror(-err));
 	if (!is_xz(raw, n)) {
@@ -865,9 +884,14 @@ static void fill_raw(const struct kb_cpuid_cpu *c, struct cpu_raw_data_t *raw)
 	for (uint32_t i = 0; i < MAX_INTELFN4_LEVEL && i < 5; i++)
 		if (kb_cpuid_get(c, 4, i, r))
 			memcpy(raw->intel_fn4[i], r, sizeof(r));
-	for (uint32_t i = 0; i < MAX_INTELFN11_LEVEL; i++)
-		if (kb_cpuid_get(c, 0xb, i, r))
-			memcpy(raw->intel_fn11[i], r, sizeof(r));
+	/* libcpuid 0.6 divides by the logical processor count (EBX[15:0]) of each leaf 0xB level it
+	 * walks (found by fuzzing: SIGFPE in cpu_identify()).  Hardware counts at least one at every
+	 * level, so a subleaf that counts none ends the list, as the level-type-0 subleaf does. */
+	for (uint32_t i = 0; i < MAX_INTELFN11_LEVEL; i++) {
+		if (!kb_cpuid_get(c, 0xb, i, r) || !(r[1] & 0xffff))
+			break;
+		memcpy(raw->intel_fn11[i], r, sizeof(r));
+	}
 	for (uint32_t i = 0; i < MAX_INTELFN12H_LEVEL; i++)
 		if (kb_cpuid_get(c, 0x12, i, r))
 			memcpy(raw->intel_fn12h[i], r, sizeof(r));
@@ -926,6 +950,7 @@ static bool per_cpu_decodable(const struct kb_cpuid_set *s, struct cpu_raw_data_
 	uint32_t first[4], r[4], prev_pkg = 0, prev_kind = 0;
 	int types = 0;
 
+	/* Leaf 0xB as libcpuid walks it: raw[].intel_fn11, subleaves while EAX and EBX are set. */
 	if (s->ncpus > 8192 || !kb_cpuid_get(&s->cpu[0], 0, 0, first))
 		return false;
 	for (size_t i = 0; i < s->ncpus; i++) {
@@ -939,16 +964,18 @@ static bool per_cpu_decodable(const struct kb_cpuid_set *s, struct cpu_raw_data_
 		if (cpu_identify(&raw[i], &id) || id.num_cores < 1 ||
 		    (id.vendor != VENDOR_INTEL && id.vendor != VENDOR_AMD && id.vendor != VENDOR_HYGON))
 			return false;
-		for (sub = 0; sub < MAX_INTELFN11_LEVEL && kb_cpuid_get(c, 0xb, sub, r) && r[0] && r[1]; sub++) {
-			if ((sub == 0 && ((r[2] >> 8) & 0xff) != 1) || (r[3] & 0x80000000u))
+		for (sub = 0; sub < MAX_INTELFN11_LEVEL && raw[i].intel_fn11[sub][0] && raw[i].intel_fn11[sub][1]; sub++) {
+			const uint32_t *l = raw[i].intel_fn11[sub];
+
+			if ((sub == 0 && ((l[2] >> 8) & 0xff) != 1) || (l[3] & 0x80000000u))
 				return false;
-			core_level |= ((r[2] >> 8) & 0xff) == 2;
-			shift = r[0] & 0x1f;
-			apic = r[3];
+			core_level |= ((l[2] >> 8) & 0xff) == 2;
+			shift = l[0] & 0x1f;
+			apic = l[3];
 		}
 		if (sub && !core_level)
 			return false;
-		kind = kb_cpuid_get(c, 0x1a, 0, r) ? r[0] >> 24 : 0;
+		kind = raw[i].basic_cpuid[0x1a][0] >> 24;
 		if (!i || apic >> shift != prev_pkg || kind != prev_kind)
 			types++;
 		prev_pkg = apic >> shift;

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kb.h"
@@ -454,10 +455,16 @@ int kb_result_from_json(json_object *j, struct kb_result *r)
 
 int kb_result_load(const char *path, struct kb_result *r)
 {
-	json_object *j = json_object_from_file(path);
+	struct stat st;
+	json_object *j;
 	int err;
 
 	kb_result_init(r);
+	/* json-c would read a device such as /dev/zero forever. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return kb_fail(EINVAL, "%s: not a regular file (a result is the JSON file 'kvmbench run --json' writes)",
+			       path);
+	j = json_object_from_file(path);
 	if (!j) {
 		if (access(path, R_OK))
 			return kb_fail(errno, "%s: cannot read: %s", path, strerror(errno));
