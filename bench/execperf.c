@@ -163,11 +163,7 @@ static int execperf_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 	json_object_object_add(r->params, "pages_per_vcpu", json_object_new_uint64(cfg.mem / KB_PAGE_SIZE));
 	err = kb_sampler_run_fixed(ctx, one_sample, &x, &sampling);
 	if (!err) {
-		r->iterations = cfg.mem / KB_PAGE_SIZE;
-		r->tsc_khz = x.tsc_khz;
-		json_object_object_add(r->extra, "backend", json_object_new_string(kb_backend_name(ctx->kvm->backend)));
-		json_object_object_add(r->extra, "host_memory", kb_memvm_host_json());
-		json_object_object_add(r->extra, "kvm_stats", json_object_get(x.last_stats));
+		kb_memvm_record(r, ctx, cfg.mem, x.tsc_khz, x.last_stats);
 		if (x.thp_bytes >= 0 && x.mcfg.backing == KB_BACKING_THP)
 			json_object_object_add(r->extra, "thp_bytes", json_object_new_int64(x.thp_bytes));
 		record_checks(&x, sampling.done);

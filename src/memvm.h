@@ -90,5 +90,9 @@ json_object *kb_memvm_snap_end(struct kb_memvm *mv, struct kb_memvm_snap *s);
 
 /* The host settings that change memory results: KVM's MMU parameters, THP, huge pages. */
 json_object *kb_memvm_host_json(void);
+/* What every memory test's result says about how it ran: pages per vCPU as its iterations, the TSC
+ * rate, the backend, kb_memvm_host_json() and the per-phase KVM stats of its last sample. */
+void kb_memvm_record(struct kb_test_result *r, const struct kb_run_ctx *ctx, uint64_t vcpu_bytes,
+		     uint32_t tsc_khz, json_object *last_stats);
 
 #endif
