@@ -127,6 +127,10 @@ meta t_command_start "$(uptime_s)"
 rc=0
 if [ -r /testbed/command.sh ]; then
 	say "running command"
+	# A heartbeat on the console: the host tells an emulated kernel that stopped running (no more
+	# beats) from a command that hangs in a live one (beats to the end, then GUEST_TIMEOUT).
+	(while sleep 10; do say "alive at $(uptime_s) s"; done) &
+	beat=$!
 	cd /out || true
 	if [ "$GUEST_TIMEOUT" != 0 ]; then
 		timeout -s KILL "$GUEST_TIMEOUT" sh /testbed/command.sh \
@@ -137,6 +141,7 @@ if [ -r /testbed/command.sh ]; then
 		rc=$?
 	fi
 	cd / || true
+	kill "$beat" 2>/dev/null
 	cat "$META/command.log"
 fi
 meta t_command_end "$(uptime_s)"
