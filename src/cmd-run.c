@@ -12,6 +12,7 @@
 #include "host.h"
 #include "kb.h"
 #include "scaling.h"
+#include "stability.h"
 #include "suite.h"
 #include "table.h"
 #include "topo.h"
@@ -233,11 +234,16 @@ static char *iso_now(void)
 	return kb_xstrdup(buf);
 }
 
+/* The TSC rate the run's first measured test saw: the reference of tests KVM gave no rate for. */
+static double run_tsc_khz;
+
 static int run_one(struct kb_run_ctx *ctx, const struct selected *sel, struct kb_test_result *r)
 {
 	const char *unmet = sel->suite->side == KB_SIDE_GUEST ? NULL : !ctx->kvm ? no_kvm
 			    : kb_test_unmet_need(ctx, sel->test);
 	uint64_t t0 = kb_now_ns();
+	struct kb_stab_snap begin, end;
+	double khz;
 	int err;
 
 	json_object_object_add(r->params, "summary", json_object_new_string(sel->test->summary));
@@ -245,8 +251,10 @@ static int run_one(struct kb_run_ctx *ctx, const struct selected *sel, struct kb
 		kb_test_set_status(r, KB_STATUS_SKIPPED, "%s", unmet);
 		return 0;
 	}
+	kb_stab_snap_take(&begin);
 	err = sel->suite->run ? sel->suite->run(ctx, sel->suite, sel->test, r)
 			      : kb_run_loop_test(ctx, sel->suite, sel->test, r);
+	kb_stab_snap_take(&end);
 	r->duration_s = (double)(kb_now_ns() - t0) / 1e9;
 	if (err == -EINTR)
 		return err;
@@ -255,7 +263,24 @@ static int run_one(struct kb_run_ctx *ctx, const struct selected *sel, struct kb
 	else if (err)
 		kb_test_set_status(r, KB_STATUS_ERROR, "%s", kb_last_error());
 	kb_test_finish(r);
+	if (r->status != KB_STATUS_OK)
+		return 0;
+	khz = kb_stab_judge(r, &begin, &end, r->tsc_khz ? r->tsc_khz : run_tsc_khz);
+	if (!run_tsc_khz)
+		run_tsc_khz = khz;
 	return 0;
+}
+
+/* A result measured validly may still be unsteady: say so on stderr, beside the table's checks. */
+static void warn_unsteady(const struct kb_test_result *r)
+{
+	for (size_t i = 0; i < r->nchecks; i++) {
+		const struct kb_check *c = &r->checks[i];
+
+		if (!c->pass && !c->fatal && r->status == KB_STATUS_OK)
+			kb_warn("%s/%s: %s is %.3g, accepted %.3g..%.3g: %s", r->suite, r->test, c->name, c->measured,
+				c->min, c->max, c->note ? c->note : "");
+	}
 }
 
 static int cmd_run(void *cfgp, int argc, char **argv)
@@ -356,6 +381,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		if (!o->quiet) {
 			kb_table_test(stdout, r, color);
 			fflush(stdout);
+			warn_unsteady(r);
 		}
 		if (o->json && kb_result_write_json(&res, o->json)) {
 			kb_warn("%s", kb_last_error());

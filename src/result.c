@@ -110,6 +110,13 @@ struct kb_metric *kb_test_find_metric(const struct kb_test_result *t, const char
 	return NULL;
 }
 
+struct kb_metric *kb_test_primary_metric(const struct kb_test_result *t)
+{
+	struct kb_metric *m = kb_test_find_metric(t, "rate");
+
+	return m ? m : t->nmetrics ? t->metrics[0] : NULL;
+}
+
 struct kb_metric *kb_test_metric(struct kb_test_result *t, const char *name, const char *unit,
 				 bool higher_is_better)
 {

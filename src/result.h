@@ -76,6 +76,8 @@ struct kb_metric *kb_test_metric(struct kb_test_result *t, const char *name, con
 				 bool higher_is_better);
 void kb_metric_push(struct kb_metric *m, double v);
 struct kb_metric *kb_test_find_metric(const struct kb_test_result *t, const char *name);
+/* The metric a test is judged by: "rate", or else its first one (NULL if it has none). */
+struct kb_metric *kb_test_primary_metric(const struct kb_test_result *t);
 void kb_test_check(struct kb_test_result *t, const char *name, double expected, double min, double max,
 		   double measured, bool fatal, const char *note);
 void kb_test_set_status(struct kb_test_result *t, enum kb_status s, const char *fmt, ...)

@@ -110,11 +110,7 @@ int kb_sampler_run_fixed(struct kb_run_ctx *ctx, kb_sample_fn fn, void *arg, str
 void kb_sampler_record(const struct kb_run_opts *o, int done, struct kb_test_result *r)
 {
 	json_object *js = json_object_new_object();
-	const struct kb_metric *rate = kb_test_find_metric(r, "rate");
-
-	/* Results without a rate are judged by their primary metric, the first one. */
-	if (!rate && r->nmetrics)
-		rate = r->metrics[0];
+	const struct kb_metric *rate = kb_test_primary_metric(r);
 
 	json_object_object_add(js, "mode", json_object_new_string(o->runs ? "fixed" : "target-ci"));
 	json_object_object_add(js, "samples", json_object_new_int(done));

@@ -51,7 +51,7 @@ size_t kb_outliers(const double *v, size_t n, unsigned char *flags)
 	if (mad <= 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (fabs(0.6745 * (v[i] - med) / mad) > 3.5) {
+		if (fabs(KB_MAD_TO_SIGMA * (v[i] - med) / mad) > KB_OUTLIER_Z) {
 			count++;
 			if (flags)
 				flags[i] = 1;
@@ -88,5 +88,6 @@ void kb_summarize(const double *v, size_t n, struct kb_summary *s)
 		}
 	}
 	s->outliers = kb_outliers(v, n, NULL);
+	s->mad = mad_of(v, n, s->median);
 	free(sorted);
 }

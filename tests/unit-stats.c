@@ -1,6 +1,36 @@
-/* unit-stats.c: the statistics against reference values computed independently (R, tables). */
+/* unit-stats.c: the statistics against reference values computed independently (R, tables), and
+ * the stability warnings built on them. */
+#include <string.h>
+
+#include "stability.h"
 #include "stats.h"
 #include "tap.h"
+
+static const struct kb_check *find_check(const struct kb_test_result *t, const char *name)
+{
+	for (size_t i = 0; i < t->nchecks; i++)
+		if (!strcmp(t->checks[i].name, name))
+			return &t->checks[i];
+	return NULL;
+}
+
+/* A measured test with these rate samples, judged with these clocks around it. */
+static const struct kb_check *judge(struct kb_result *r, const double *rates, size_t n, const char *check,
+				    double tsc_ghz_begin, double tsc_ghz_end, double mhz_begin, double mhz_end)
+{
+	struct kb_test_result *t = kb_result_add_test(r, "selftest", "nop");
+	struct kb_metric *m = kb_test_metric(t, "rate", "iter/s", true);
+	/* One second at tsc_ghz_begin, then one at tsc_ghz_end: the mean rate over two seconds. */
+	struct kb_stab_snap b = { 1000000000000ULL, 5000000000ULL, mhz_begin };
+	struct kb_stab_snap e = { b.tsc + (uint64_t)((tsc_ghz_begin + tsc_ghz_end) * 1e9), b.raw_ns + 2000000000ULL,
+				  mhz_end };
+
+	for (size_t i = 0; i < n; i++)
+		kb_metric_push(m, rates[i]);
+	kb_test_finish(t);
+	kb_stab_judge(t, &b, &e, 2.6e6);
+	return find_check(t, check);
+}
 
 int main(void)
 {
@@ -39,6 +69,44 @@ int main(void)
 	ok(s.outliers == 1, "one outlier flagged by the modified z-score (got %zu)", s.outliers);
 	ok(s.n == 6, "the outlier is kept, never dropped");
 	ok(kb_outliers(noisy, 6, flags) == 1 && flags[5] && !flags[0], "the flagged sample is the 50");
+
+	/* { 9.9, 10, 10, 10.1, 10.05 }: median 10, deviations 0.1 0 0 0.1 0.05, their median 0.05. */
+	kb_summarize((const double[]){ 9.9, 10, 10, 10.1, 10.05 }, 5, &s);
+	is_near(s.mad, 0.05, 1e-12, "median absolute deviation");
+	{
+		const double steady[] = { 100, 101, 99, 100.5, 99.5, 100 };
+		const double slow_first[] = { 80, 101, 99, 100.5, 99.5, 100 };
+		const double spread[] = { 100, 120, 80, 110, 90, 100 };
+		const struct kb_check *c;
+		struct kb_result r;
+
+		kb_result_init(&r);
+		c = judge(&r, steady, 6, KB_STAB_CV, 2.6, 2.6, 0, 0);
+		ok(c && c->pass && !c->fatal, "steady samples: CV %.2f%% passes, and the check is never fatal",
+		   c ? c->measured : -1);
+		c = judge(&r, spread, 6, KB_STAB_CV, 2.6, 2.6, 0, 0);
+		ok(c && !c->pass && c->measured > KB_STAB_CV_MAX, "a 14%% CV is warned about (%.1f%%)", c ? c->measured : -1);
+		c = judge(&r, steady, 6, KB_STAB_FIRST, 2.6, 2.6, 0, 0);
+		ok(c && c->pass, "a first sample like the others passes (%.2f%% slower)", c ? c->measured : -1);
+		c = judge(&r, slow_first, 6, KB_STAB_FIRST, 2.6, 2.6, 0, 0);
+		ok(c && !c->pass && c->measured > 19.7 && c->measured < 19.9,
+		   "a first rate 19.8%% below the median (99.75) is a slow first sample (%.2f%%)",
+		   c ? c->measured : -1);
+		c = judge(&r, steady, 4, KB_STAB_FIRST, 2.6, 2.6, 0, 0);
+		ok(!c, "four samples are too few to judge the first");
+		c = judge(&r, steady, 6, KB_STAB_TSC, 2.6, 2.6, 0, 0);
+		ok(c && c->pass && c->measured > -1e-6 && c->measured < 1e-6, "a TSC at KVM's rate passes (%.3g%%)",
+		   c ? c->measured : -1);
+		c = judge(&r, steady, 6, KB_STAB_TSC, 2.6, 2.5, 0, 0);
+		ok(c && !c->pass && c->measured < -1.9 && c->measured > -2.0,
+		   "a TSC that slowed to 2.5 GHz for half the test is warned about (%.3f%%)", c ? c->measured : -1);
+		c = judge(&r, steady, 6, KB_STAB_FREQ, 2.6, 2.6, 0, 0);
+		ok(!c, "no cpufreq: the frequency is not judged");
+		c = judge(&r, steady, 6, KB_STAB_FREQ, 2.6, 2.6, 3000, 2400);
+		ok(c && !c->pass && c->measured < -19.9 && c->measured > -20.1,
+		   "a CPU that dropped from 3.0 to 2.4 GHz is warned about (%.1f%%)", c ? c->measured : -1);
+		kb_result_free(&r);
+	}
 
 	kb_summarize(one, 1, &s);
 	ok(s.n == 1 && s.mean == 3.5 && s.stddev == 0 && s.ci_lo == 3.5 && s.ci_hi == 3.5,
