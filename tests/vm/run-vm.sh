@@ -27,6 +27,8 @@ Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
                          /boot/vmlinuz-6.1.0-*-amd64)
   -m, --mem MB           guest memory (default $TESTBED_MEM or 1024)
       --smp N            guest CPUs (default $TESTBED_SMP or 2)
+      --tcg-thread MODE  single or multi: QEMU's TCG threading (default
+                         $TESTBED_TCG_THREAD or single; see tests/vm/README.md)
   -t, --timeout SEC      wall-clock limit for the whole VM run (default
                          $TESTBED_TIMEOUT or 120); a guest still running then is
                          killed and the run fails
@@ -61,6 +63,7 @@ cpu=${TESTBED_CPU:-EPYC-Milan}
 kernel=${TESTBED_KERNEL:-}
 mem=${TESTBED_MEM:-1024}
 smp=${TESTBED_SMP:-2}
+tcg_thread=${TESTBED_TCG_THREAD:-single}
 limit=${TESTBED_TIMEOUT:-120}
 initrd=""
 append=""
@@ -79,6 +82,7 @@ while [ "$#" -gt 0 ]; do
 	-k | --kernel) need_arg "$@"; kernel=$2; shift 2 ;;
 	-m | --mem) need_arg "$@"; mem=$2; shift 2 ;;
 	--smp) need_arg "$@"; smp=$2; shift 2 ;;
+	--tcg-thread) need_arg "$@"; tcg_thread=$2; shift 2 ;;
 	-t | --timeout) need_arg "$@"; limit=$2; shift 2 ;;
 	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
 	--append) need_arg "$@"; append=$2; shift 2 ;;
@@ -150,11 +154,12 @@ console=$work/console.raw
 : >"$results"
 : >"$console"
 
-qemu_cmd=(qemu-system-x86_64 -accel tcg -cpu "$cpu,+svm,+npt" -m "$mem" -smp "$smp"
+case $tcg_thread in single | multi) ;; *) tb_die "--tcg-thread: single or multi, not '$tcg_thread'" ;; esac
+qemu_cmd=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu "$cpu,+svm,+npt" -m "$mem" -smp "$smp"
 	-nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 panic=-1 quiet kvmtb.token=$token${append:+ $append}"
-	-monitor none -serial "file:$console" -serial "file:$results"
+	-monitor "unix:$work/monitor.sock,server=on,wait=off" -serial "file:$console" -serial "file:$results"
 	"${qemu_extra[@]+"${qemu_extra[@]}"}")
 
 printf '%s: booting %s (%s, %s MiB, %s CPUs, timeout %s s)\n' "$tb_prog" \
@@ -167,8 +172,44 @@ if [ "$verbose" = 1 ]; then
 	tail -n +1 -f --pid="$qpid" "$console" >&2 &
 	tpid=$!
 fi
+# Fifteen seconds before the limit, a guest still running has its vCPUs' state asked through the
+# QEMU monitor (monitor.txt): where a hung guest's CPUs are, and whether the emulator still answers.
+(
+	sleep $((limit > 30 ? limit - 15 : limit))
+	kill -0 "$qpid" 2>/dev/null || exit 0
+	command -v python3 >/dev/null || { echo "no python3 to ask the QEMU monitor" >"$work/monitor.txt"; exit 0; }
+	timeout 15 python3 - "$work/monitor.sock" >"$work/monitor.txt" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(0.5)
+def ask(cmd):
+    s.sendall(cmd.encode() + b"\n")
+    out, end = b"", time.time() + 3
+    while time.time() < end:
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        out += chunk
+    # The monitor echoes what it is sent with line-editing escapes: keep only its answers.
+    text = out.decode(errors="replace").replace("\r", "")
+    sys.stdout.write("".join(l + "\n" for l in text.split("\n") if "\x1b" not in l and l.strip()))
+ask("")
+for cmd in ("info status", "info cpus", "info registers -a", "info cpus"):
+    print("## " + cmd)
+    ask(cmd)
+PY
+) &
+mpid=$!
 qemu_status=0
 wait "$qpid" || qemu_status=$?
+pkill -P "$mpid" 2>/dev/null || true
+kill "$mpid" 2>/dev/null || true
+wait "$mpid" 2>/dev/null || true
+[ -s "$work/monitor.txt" ] && cp "$work/monitor.txt" "$meta/monitor.txt"
 qpid=""
 t1=$(tb_now)
 if [ -n "$tpid" ]; then
