@@ -361,8 +361,10 @@ static void record(struct kb_test_result *r, struct kb_machine *m, struct worker
 		json_object_object_add(jsample, "vcpus", jv);
 		json_object_array_add(r->raw, jsample);
 	}
-	/* The typical sample decides: host activity (reclaim, migration, a busy neighbour) can add
-	 * exits to a few samples without saying anything about the loop.  Every sample's own
+	/* Exits: the least disturbed sample decides.  Host activity (reclaim, migration, a busy
+	 * neighbour, and on kvm_pvm, which has no irq_exits counter, every host interrupt) only ever
+	 * adds exits, to many samples on a busy host; a loop that causes more or fewer exits than
+	 * declared does so in every sample.  Emulations: the typical sample.  Every sample's own
 	 * counts stay in the raw data. */
 	kb_summarize(sample_epi, nsamples, &epi);
 	kb_summarize(sample_mpi, nsamples, &mpi);
@@ -377,8 +379,8 @@ static void record(struct kb_test_result *r, struct kb_machine *m, struct worker
 	 * host interrupt explains (the vCPU rescheduled, say): it matters where samples are short. */
 	tol = 0.02 * fmax(1.0, expect.hi) + (double)nsamples * nvcpus / iters;
 	kb_test_check(r, "exits_per_iteration", expect.lo == expect.hi ? expect.lo : (expect.lo + expect.hi) / 2,
-		      expect.lo - tol, expect.hi + tol, epi.median, true,
-		      epi.median < expect.lo / 2 ?
+		      expect.lo - tol, expect.hi + tol, epi.min, true,
+		      epi.min < expect.lo / 2 ?
 		      "fewer exits than iterations: the hardware or an outer hypervisor answered the instruction, not this KVM" :
 		      "the exit count does not match what one iteration causes");
 	/* Each exit may go through KVM's emulator (kvm_pvm emulates every trapped instruction);
