@@ -140,6 +140,7 @@ static void two_vcpu_ipi(struct kb_mailbox *mb, uint64_t iters, int halt, volati
 {
 	struct kb_shared *sh = (struct kb_shared *)KB_DATA_GPA;
 	struct kb_mailbox *rx = (struct kb_mailbox *)(KB_VCPU_AREA_GPA + KB_VCPU_AREA_SIZE);
+	uint64_t patience = mb->param[3];
 
 	if (mb->vcpu_id == 1) {
 		uint64_t last = mb->irq_count + iters;
@@ -151,20 +152,26 @@ static void two_vcpu_ipi(struct kb_mailbox *mb, uint64_t iters, int halt, volati
 				irq_disable(vif);
 			}
 		} else {
-			uint32_t spins = 0;
+			uint64_t since = rdtsc_ordered(), seen = mb->irq_count;
 
 			irq_enable(vif);
 			sh->receiver_ready = 1;
 			while (mb->irq_count < last) {
 				__asm__ volatile("pause");
-				/* Far longer than any delivery: the kick that should have brought the
-				 * interrupt to this running vCPU was lost.  Where STI traps (kvm_pvm)
-				 * it is an exit that lets KVM deliver; elsewhere it changes nothing.
-				 * Counted, so the result shows it. */
-				if (++spins == (1u << 22)) {
-					spins = 0;
+				if (mb->irq_count != seen) {
+					seen = mb->irq_count;
+					since = rdtsc_ordered();
+				} else if (patience && rdtsc_ordered() - since > patience / 4) {
+					uint32_t r[4];
+
+					/* Far longer than any delivery: the kick that should have brought
+					 * the interrupt to this running vCPU was lost.  An exit lets KVM
+					 * deliver it on the way back in: STI where it traps (kvm_pvm),
+					 * CPUID on VMX and SVM.  Counted, so the result shows it. */
 					mb->late_irq_nudges++;
 					irq_enable(vif);
+					cpuid_count(0, 0, r);
+					since = rdtsc_ordered();
 				}
 			}
 			irq_disable(vif);
@@ -178,11 +185,21 @@ static void two_vcpu_ipi(struct kb_mailbox *mb, uint64_t iters, int halt, volati
 	while (!sh->receiver_ready)
 		__asm__ volatile("pause");
 	for (uint64_t i = 0; i < iters; i++) {
-		uint64_t seen = rx->irq_count;
+		uint64_t seen = rx->irq_count, sent;
 
 		send_ipi(1);
-		while (rx->irq_count == seen)
+		sent = rdtsc_ordered();
+		/* Far longer than the receiver's own nudge above: the IPI never reached it, or the
+		 * halted receiver was never woken.  Sent again (a vector still pending is not
+		 * delivered twice); counted. */
+		while (rx->irq_count == seen) {
 			__asm__ volatile("pause");
+			if (patience && rdtsc_ordered() - sent > patience) {
+				mb->ipi_resends++;
+				send_ipi(1);
+				sent = rdtsc_ordered();
+			}
+		}
 	}
 }
 

@@ -76,7 +76,8 @@ enum kb_loop {
 	KB_LOOP_HYPERCALL,   /* param[0] 1: VMMCALL (AMD), 0: VMCALL (Intel) */
 	KB_LOOP_MOV_TO_CR8,
 	KB_LOOP_MOV_FROM_CR8,
-	KB_LOOP_APIC,        /* param[0] enum kb_apic_mode, param[1] enum kb_apic_test, param[2] TSC delta */
+	KB_LOOP_APIC,        /* param[0] enum kb_apic_mode, param[1] enum kb_apic_test, param[2] TSC delta,
+			      * [3] TSC cycles after which an IPI is taken as lost (0: never) */
 	KB_LOOP_MEM,         /* param[0] enum kb_mem_op, [1] first GPA, [2] bytes, [3] value, [4] write percent,
 			      * [5] TSC cycles between KB_UC_PROGRESS calls (0: none) */
 	KB_LOOP_TRIPLE,      /* loads an empty IDT, then raises #UD: a triple fault, for the shutdown path */
@@ -146,6 +147,7 @@ struct kb_mailbox {
 	uint64_t apic_ready;     /* the guest set up its APIC (once per VM, outside the samples) */
 	volatile uint64_t shadow_violations;   /* interrupts taken inside STI's shadow, before HLT */
 	volatile uint64_t late_irq_nudges;     /* times a spinning IPI receiver had to exit to get its interrupt */
+	volatile uint64_t ipi_resends;         /* times the IPI sender sent again: the first never arrived */
 	char msg[256];
 };
 

@@ -142,6 +142,7 @@ if [ -r /testbed/command.sh ]; then
 	fi
 	cd / || true
 	kill "$beat" 2>/dev/null
+	wait "$beat" 2>/dev/null
 	cat "$META/command.log"
 fi
 meta t_command_end "$(uptime_s)"
