@@ -28,7 +28,7 @@ Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
   -m, --mem MB           guest memory (default $TESTBED_MEM or 1024)
       --smp N            guest CPUs (default $TESTBED_SMP or 2)
       --tcg-thread MODE  single or multi: QEMU's TCG threading (default
-                         $TESTBED_TCG_THREAD or multi; see tests/vm/README.md)
+                         $TESTBED_TCG_THREAD or single; see tests/vm/README.md)
   -t, --timeout SEC      wall-clock limit for the whole VM run (default
                          $TESTBED_TIMEOUT or 120); a guest still running then is
                          killed and the run fails
@@ -63,7 +63,7 @@ cpu=${TESTBED_CPU:-EPYC-Milan}
 kernel=${TESTBED_KERNEL:-}
 mem=${TESTBED_MEM:-1024}
 smp=${TESTBED_SMP:-2}
-tcg_thread=${TESTBED_TCG_THREAD:-multi}
+tcg_thread=${TESTBED_TCG_THREAD:-single}
 limit=${TESTBED_TIMEOUT:-120}
 initrd=""
 append=""
