@@ -429,10 +429,10 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 	if (err)
 		return err;
 	t_setup = kb_now_ns() - t_setup;
-	/* The APIC loops' patience (include/kb_abi.h): an IPI not there after a sixteenth of the
-	 * watchdog's bound is taken as lost, well before the watchdog takes the guest for hung. */
+	/* The APIC loops' patience (include/kb_abi.h): an IPI not there by then is taken as lost,
+	 * well before the watchdog takes the guest for hung. */
 	if (t->loop == KB_LOOP_APIC)
-		param[3] = (uint64_t)m.vcpus[0].tsc_khz * (o->timeout_ns / 16000000ULL);
+		param[3] = kb_machine_patience_cycles(&m, o->timeout_ns);
 	w = kb_xcalloc(m.nvcpus, sizeof(*w));
 	gate_init(&gate, m.nvcpus);
 	for (int i = 0; i < m.nvcpus; i++) {

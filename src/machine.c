@@ -167,6 +167,11 @@ struct kb_mailbox *kb_machine_mailbox(struct kb_machine *m, int vcpu)
 	return (struct kb_mailbox *)(m->vm.mem + KB_VCPU_AREA_GPA + (uint64_t)vcpu * KB_VCPU_AREA_SIZE);
 }
 
+uint64_t kb_machine_patience_cycles(const struct kb_machine *m, uint64_t timeout_ns)
+{
+	return (uint64_t)m->vcpus[0].tsc_khz * (timeout_ns / 16000000ULL);
+}
+
 int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, struct kb_machine *m)
 {
 	size_t image_size = (size_t)(kb_guest_image_end - kb_guest_image);

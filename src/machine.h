@@ -35,6 +35,13 @@ void kb_machine_destroy(struct kb_machine *m);
 
 struct kb_mailbox *kb_machine_mailbox(struct kb_machine *m, int vcpu);
 
+/*
+ * A sixteenth of the watchdog's bound (timeout_ns) in the guest's TSC cycles: how long a guest may
+ * go without a sign of life, or wait for an interrupt, before it acts.  The watchdog counts host
+ * time, and on a busy host a vCPU thread may wait most of its bound for a CPU.
+ */
+uint64_t kb_machine_patience_cycles(const struct kb_machine *m, uint64_t timeout_ns);
+
 /* Add a memslot above the base memory (2 MiB-aligned, below KB_PD_MAX + KB_PD_HIGH_MAX GiB) and identity-map it in
  * the guest; before the vCPUs touch it.  Remove it again before its memory is unmapped. */
 int kb_machine_add_memory(struct kb_machine *m, struct kb_memslot *s);

@@ -101,9 +101,8 @@ int kb_memvm_create(const struct kb_run_ctx *ctx, const struct kb_memvm_cfg *cfg
 			goto fail;
 		mv->nslots = i + 1;
 	}
-	/* A sixteenth of the watchdog's bound between the guest's signs of life: the watchdog counts
-	 * host time, and on a busy host the vCPU thread may wait most of that bound for a CPU. */
-	mv->keepalive_cycles = (uint64_t)mv->m.vcpus[0].tsc_khz * (ctx->opts->timeout_ns / 16000000ULL);
+	/* Between the guest's signs of life. */
+	mv->keepalive_cycles = kb_machine_patience_cycles(&mv->m, ctx->opts->timeout_ns);
 	err = kb_crew_start(&mv->crew, &mv->m, ctx);
 	if (err)
 		goto fail;

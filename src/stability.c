@@ -22,13 +22,14 @@ static double cpufreq_mhz(void)
 		return 0;
 	while ((e = readdir(d))) {
 		char path[320], buf[32];
+		double khz;
 
 		if (strncmp(e->d_name, "cpu", 3) || !e->d_name[3] || strspn(e->d_name + 3, "0123456789") !=
 		    strlen(e->d_name + 3))
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s/cpufreq/scaling_cur_freq", e->d_name);
-		if (!kb_read_text(path, buf, sizeof(buf)) && atof(buf) > 0) {
-			sum += atof(buf) / 1000;
+		if (!kb_read_text(path, buf, sizeof(buf)) && (khz = atof(buf)) > 0) {
+			sum += khz / 1000;
 			n++;
 		}
 	}

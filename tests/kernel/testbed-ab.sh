@@ -39,6 +39,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=${KB_SRCDIR:-$(cd "$here/../.." && pwd)}
+# shellcheck source=../vm/testbed-lib.sh
+. "$top/tests/vm/testbed-lib.sh"
 tarball=${KB_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 kvmbench=${KVMBENCH:-$PWD/kvmbench}
 # Bump when the build below changes what goes into the cache.
@@ -69,7 +71,7 @@ need() {	# need COMMAND PACKAGE
 }
 
 # ---- prerequisites -------------------------------------------------------------------------
-kernel=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sort -V | tail -n 1)
+kernel=$(tb_default_kernel)
 [ -n "$kernel" ] || skip_all "no /boot/vmlinuz-6.1.0-*-amd64 (apt-get install linux-image-amd64)"
 KREL=${kernel#/boot/vmlinuz-}
 H=/usr/src/linux-headers-$KREL
@@ -283,7 +285,7 @@ wedged() {	# wedged SIDE: why the boot's emulated kernel wedged; fails if it did
 	local c=$work/boot-$1.log
 	if [ -f "$work/$1.nobeat" ]; then
 		cat "$work/$1.nobeat"
-	elif grep -aqE 'soft lockup|rcu_[a-z]+ detected stalls' "$c"; then
+	elif tb_console_stalled "$c"; then
 		echo "soft lockups or RCU stalls on its console"
 	else
 		return 1

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers shared by mkinitramfs.sh, run-vm.sh and testbed.test (sourced, not run).
+# Helpers shared by mkinitramfs.sh, run-vm.sh, testbed.test and tests/kernel/testbed-ab.sh (sourced, not run).
 
 # Name of the calling script, for messages.
 tb_prog=${tb_prog:-$(basename "$0")}
@@ -36,6 +36,12 @@ tb_kernel_release() {
 	vmlinuz-?*) printf '%s' "${base#vmlinuz-}" ;;
 	*) return 1 ;;
 	esac
+}
+
+# tb_console_stalled CONSOLE: the guest kernel reported soft lockups or RCU stalls on its console,
+# the signs of an emulated kernel that wedged (tests/vm/README.md).
+tb_console_stalled() {
+	grep -aqE 'soft lockup|rcu_[a-z]+ detected stalls' "$1" 2>/dev/null
 }
 
 # Seconds since the epoch with nanoseconds, for wall-clock measurements.
