@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dirtylog.c: the dirty-log suite: vCPUs dirty their memory while the host harvests the dirty pages
  * each iteration (KVM_GET_DIRTY_LOG, manual protection with KVM_CLEAR_DIRTY_LOG, or the dirty ring). */
 #include <errno.h>
@@ -5,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kb.h"
-#include "memvm.h"
-#include "sampler.h"
-#include "suite.h"
+#include "core/json.h"
+#include "core/kb.h"
+#include "run/content.h"
+#include "run/memvm.h"
+#include "run/sampler.h"
+#include "run/suite.h"
 
 struct dirtylog_cfg {
+	int samples_per_vm;
 	uint64_t mem;
 	double write_percent;
 	int iterations;
@@ -29,6 +33,9 @@ static const struct kb_opt opts[] = {
 	  "iterations of dirtying and harvesting while dirty logging is on", "3", 1, 1000 },
 	{ "slots", 0, KB_OPT_INT, offsetof(struct dirtylog_cfg, slots), "N",
 	  "memslots the test memory is split into", "1", 1, KB_MEMVM_MAX_SLOTS },
+	{ "samples-per-vm", 0, KB_OPT_INT, offsetof(struct dirtylog_cfg, samples_per_vm), "N",
+	  "samples taken in one VM before a fresh one: each after the first repopulates the memory that "
+	  "disabling dirty logging let KVM map with huge pages again, and writes pass numbers of its own", "1", 1, 100000 },
 	{ "dirty-backing", 0, KB_OPT_STRING, offsetof(struct dirtylog_cfg, backing), "SRC",
 	  "host memory behind the test memory: anon, thp, hugetlb-2m or hugetlb-1g", "anon", 0, 0 },
 };
@@ -64,6 +71,10 @@ struct dirtylog_run {
 	struct dirty_map got, want;
 	uint64_t ring_full;           /* dirty-ring-full exits in the current sample */
 	uint64_t missing, unexpected; /* over every measured iteration */
+	struct kb_content content;    /* pages with wrong content, over every measured sample */
+	struct kb_memvm mv;           /* the VM of the current samples (--samples-per-vm) */
+	bool mv_up;
+	int cycle;                    /* samples taken in it so far */
 	uint64_t reported;
 	double clock_ratio;
 	uint32_t tsc_khz;
@@ -100,7 +111,8 @@ static int ring_full_hook(struct kb_machine *m, int vcpu, void *arg)
 	return 1;
 }
 
-/* The pages the guest writes each iteration: every vCPU's selection in its own part. */
+/* The pages the guest writes each iteration: every vCPU's selection in its part (with --overlap,
+ * all of them in the same one). */
 static void expected_pages(struct dirtylog_run *x, const struct kb_memvm *mv)
 {
 	uint64_t per = kb_memvm_vcpu_pages(mv);
@@ -109,7 +121,50 @@ static void expected_pages(struct dirtylog_run *x, const struct kb_memvm *mv)
 	for (int v = 0; v < mv->m.nvcpus; v++)
 		for (uint64_t p = 0; p < per; p++)
 			if (kb_mem_page_written(p, x->percent))
-				map_set(&x->want, (uint64_t)v * per + p);
+				map_set(&x->want, (kb_memvm_vcpu_gpa(mv, v) - KB_MEM_GPA) / KB_PAGE_SIZE + p);
+}
+
+static bool map_test(const struct dirty_map *d, uint64_t page)
+{
+	return d->bits[page / 64] >> (page % 64) & 1;
+}
+
+/* What test-memory page 'page' holds after pass 'pass' (populate is pass 0). */
+static uint64_t page_word(const struct dirtylog_run *x, uint64_t page, uint64_t pass)
+{
+	return map_test(&x->want, page) ? kb_mem_word(KB_MEM_GPA + page * KB_PAGE_SIZE, pass) : 0;
+}
+
+struct guest_expect {
+	const struct dirtylog_run *x;
+	uint64_t pass;
+};
+
+/* What the guest should have found at gpa when pass q->pass came to it: what the pass before left. */
+static uint64_t guest_expected(uint64_t gpa, void *arg)
+{
+	const struct guest_expect *q = arg;
+	uint64_t page = (gpa - KB_MEM_GPA) / KB_PAGE_SIZE;
+
+	return q->pass && page < q->x->want.nwords * 64 ? page_word(q->x, page, q->pass - 1) : 0;
+}
+
+/* The host's look at what the guest wrote in pass 'pass': every page harvested as dirty (only_dirty),
+ * or every page of the test memory. */
+static void host_content(const struct dirtylog_run *x, const struct kb_memvm *mv, uint64_t pass, bool only_dirty,
+			 struct kb_content *c)
+{
+	const char *where = only_dirty ? "host, in the pages harvested dirty" : "host, the sweep after the last pass";
+
+	for (uint64_t page = 0; page < kb_memvm_pages(mv); page++) {
+		uint64_t want = page_word(x, page, pass), found;
+
+		if (only_dirty && !(map_test(&x->got, page) && map_test(&x->want, page)))
+			continue;
+		found = kb_content_word(mv, page);
+		if (found != want)
+			kb_content_add(c, 1, where, pass, KB_MEM_GPA + page * KB_PAGE_SIZE, want, found);
+	}
 }
 
 static uint64_t popcount_and_not(const uint64_t *a, const uint64_t *b, uint64_t n)
@@ -164,8 +219,8 @@ static json_object *timed_step_json(uint64_t ns, json_object *stats)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "seconds", json_object_new_double((double)ns / 1e9));
-	json_object_object_add(o, "kvm_stats", stats);
+	kb_json_set(o, "seconds", json_object_new_double((double)ns / 1e9));
+	kb_json_set(o, "kvm_stats", stats);
 	return o;
 }
 
@@ -179,13 +234,15 @@ static json_object *step_stats(json_object *step)
 
 struct sample_sums {
 	double dirty, get, clear;
+	double first_dirty, first_get, first_clear;   /* iteration 1, dirty_log_perf_test's headline */
 	double *vcpu_dirty;
 };
 
 /* One iteration: dirty, harvest, compare with what was written. */
 static int iterate(struct dirtylog_run *x, struct kb_memvm *mv, int it, bool measured, struct sample_sums *sums,
-		   json_object *jits)
+		   json_object *jits, struct kb_content *content, uint64_t base)
 {
+	struct guest_expect q = { x, base + (uint64_t)it + 1 };
 	struct kb_mem_phase ph;
 	struct kb_memvm_snap snap;
 	uint64_t get_ns, clear_ns, missing, unexpected, reported = 0;
@@ -193,7 +250,7 @@ static int iterate(struct dirtylog_run *x, struct kb_memvm *mv, int it, bool mea
 	int err;
 
 	memset(x->got.bits, 0, x->got.nwords * sizeof(uint64_t));
-	err = kb_memvm_phase(mv, KB_MEM_DIRTY, (uint64_t)it + 1, x->percent, &ph);
+	err = kb_memvm_phase(mv, KB_MEM_DIRTY, q.pass, x->percent, &ph);
 	if (err)
 		return err;
 	kb_memvm_snap_begin(mv, &snap);
@@ -203,6 +260,8 @@ static int iterate(struct dirtylog_run *x, struct kb_memvm *mv, int it, bool mea
 		goto out;
 	for (uint64_t i = 0; i < x->got.nwords; i++)
 		reported += (uint64_t)__builtin_popcountll(x->got.bits[i]);
+	kb_content_guest(content, mv, &ph, "guest, before its write of the pass", q.pass, guest_expected, &q);
+	host_content(x, mv, q.pass, true, content);
 	if (x->initially_set && it == 0) {
 		/* KVM_DIRTY_LOG_INITIALLY_SET: the first harvest reports every page, written or not. */
 		missing = kb_memvm_pages(mv) - reported;
@@ -219,22 +278,27 @@ static int iterate(struct dirtylog_run *x, struct kb_memvm *mv, int it, bool mea
 	sums->dirty += (double)ph.wall_ns / 1e9;
 	sums->get += (double)get_ns / 1e9;
 	sums->clear += (double)clear_ns / 1e9;
+	if (it == 0) {
+		sums->first_dirty = (double)ph.wall_ns / 1e9;
+		sums->first_get = (double)get_ns / 1e9;
+		sums->first_clear = (double)clear_ns / 1e9;
+	}
 	for (int v = 0; v < mv->m.nvcpus; v++)
 		sums->vcpu_dirty[v] += kb_mem_phase_vcpu_s(mv, &ph, v);
 	if (kb_mem_phase_clock_ratio(mv, &ph) > x->clock_ratio)
 		x->clock_ratio = kb_mem_phase_clock_ratio(mv, &ph);
 	ji = json_object_new_object();
-	json_object_object_add(ji, "iteration", json_object_new_int(it + 1));
-	json_object_object_add(ji, "dirty", kb_mem_phase_json(mv, &ph));
-	json_object_object_add(ji, "get_log_s", json_object_new_double((double)get_ns / 1e9));
+	kb_json_set_int(ji, "iteration", it + 1);
+	kb_json_set(ji, "dirty", kb_mem_phase_json(mv, &ph));
+	kb_json_set(ji, "get_log_s", json_object_new_double((double)get_ns / 1e9));
 	if (x->mode != MODE_GET)
-		json_object_object_add(ji, "clear_s", json_object_new_double((double)clear_ns / 1e9));
-	json_object_object_add(ji, "harvest_kvm_stats", json_object_get(hstats));
-	json_object_object_add(ji, "pages_reported", json_object_new_uint64(reported));
-	json_object_object_add(ji, "pages_missing", json_object_new_uint64(missing));
-	json_object_object_add(ji, "pages_unexpected", json_object_new_uint64(unexpected));
+		kb_json_set(ji, "clear_s", json_object_new_double((double)clear_ns / 1e9));
+	kb_json_set(ji, "harvest_kvm_stats", json_object_get(hstats));
+	kb_json_set_u64(ji, "pages_reported", reported);
+	kb_json_set_u64(ji, "pages_missing", missing);
+	kb_json_set_u64(ji, "pages_unexpected", unexpected);
 	if (x->mode == MODE_RING)
-		json_object_object_add(ji, "ring_full_exits", json_object_new_uint64(x->ring_full));
+		kb_json_set_u64(ji, "ring_full_exits", x->ring_full);
 	json_object_array_add(jits, ji);
 out:
 	x->ring_full = 0;
@@ -250,48 +314,72 @@ static void alloc_map(struct dirty_map *d, const struct kb_memvm *mv)
 	d->bits = kb_xcalloc(d->nwords, sizeof(uint64_t));
 }
 
+/* The samples' VM is done with (the last of --samples-per-vm, or an error). */
+static int end_vm(struct dirtylog_run *x)
+{
+	x->cycle = 0;
+	if (!x->mv_up)
+		return 0;
+	x->mv_up = false;
+	return kb_memvm_destroy(&x->mv);
+}
+
 static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time *out)
 {
 	struct dirtylog_run *x = arg;
-	struct kb_memvm mv;
+	struct kb_memvm *mv = &x->mv;
 	struct kb_mem_phase pop = { 0 };
 	struct kb_memvm_snap snap;
 	struct sample_sums sums = { 0 };
+	struct kb_content content = { 0 };
+	uint64_t base = (uint64_t)x->cycle * ((uint64_t)cfg.iterations + 1);   /* this sample's populate pass */
+	struct guest_expect q0 = { x, base };
+	int derr = 0;
 	uint64_t enable_ns = 0, disable_ns = 0;
 	json_object *jits = json_object_new_array(), *jenable = NULL, *jdisable = NULL, *js;
 	bool measured = slot >= 0;
 	int err, n = cfg.iterations;
 
 	(void)iters;
-	err = kb_memvm_create(x->ctx, &x->mcfg, &mv);
-	if (err) {
-		json_object_put(jits);
-		return err;
+	if (!x->mv_up) {
+		err = kb_memvm_create(x->ctx, &x->mcfg, mv);
+		if (err) {
+			json_object_put(jits);
+			return err;
+		}
+		x->mv_up = true;
 	}
-	mv.m.exit_hook = ring_full_hook;
-	mv.m.exit_hook_arg = x;
-	x->tsc_khz = mv.m.vcpus[0].tsc_khz;
-	sums.vcpu_dirty = kb_xcalloc((size_t)mv.m.nvcpus, sizeof(double));
+	snprintf(mv->m.capture_label, sizeof(mv->m.capture_label), "%s sample %d (sample %d in this VM)",
+		 x->ctx->current ? x->ctx->current : "dirty-log", slot, x->cycle);
+	mv->m.exit_hook = ring_full_hook;
+	mv->m.exit_hook_arg = x;
+	x->tsc_khz = mv->m.vcpus[0].tsc_khz;
+	sums.vcpu_dirty = kb_xcalloc((size_t)mv->m.nvcpus, sizeof(double));
 	if (!x->got.bits) {
-		alloc_map(&x->got, &mv);
-		alloc_map(&x->want, &mv);
-		expected_pages(x, &mv);
+		alloc_map(&x->got, mv);
+		alloc_map(&x->want, mv);
+		expected_pages(x, mv);
 	}
-	err = kb_memvm_phase(&mv, KB_MEM_POPULATE, 0, 0, &pop);
+	/* As dirty_log_perf_test populates: the pages --write-percent selects written, the others read. */
+	err = kb_memvm_phase(mv, KB_MEM_DIRTY, base, x->percent, &pop);
 	if (err)
 		goto out;
-	kb_memvm_snap_begin(&mv, &snap);
-	err = set_logging(&mv, true, &enable_ns);
-	jenable = timed_step_json(enable_ns, kb_memvm_snap_end(&mv, &snap));
+	kb_content_guest(&content, mv, &pop, "guest, before its populate write", 0, guest_expected, &q0);
+	kb_memvm_snap_begin(mv, &snap);
+	err = set_logging(mv, true, &enable_ns);
+	jenable = timed_step_json(enable_ns, kb_memvm_snap_end(mv, &snap));
 	for (int it = 0; !err && it < n; it++)
-		err = iterate(x, &mv, it, measured, &sums, jits);
+		err = iterate(x, mv, it, measured, &sums, jits, &content, base);
 	if (err)
 		goto out;
-	kb_memvm_snap_begin(&mv, &snap);
-	err = set_logging(&mv, false, &disable_ns);
-	jdisable = timed_step_json(disable_ns, kb_memvm_snap_end(&mv, &snap));
+	kb_memvm_snap_begin(mv, &snap);
+	err = set_logging(mv, false, &disable_ns);
+	jdisable = timed_step_json(disable_ns, kb_memvm_snap_end(mv, &snap));
 	if (err)
 		goto out;
+	host_content(x, mv, base + (uint64_t)n, false, &content);
+	/* Warm-up samples too: a wrong page is wrong whether or not its sample is timed. */
+	kb_content_merge(&x->content, &content);
 	out->iters = 1;
 	out->seconds = sums.dirty / n;
 	if (!measured)
@@ -303,37 +391,53 @@ static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time
 		kb_metric_push(kb_test_metric(x->r, "clear_s", "s", false), sums.clear / n);
 	kb_metric_push(kb_test_metric(x->r, "enable_s", "s", false), (double)enable_ns / 1e9);
 	kb_metric_push(kb_test_metric(x->r, "disable_s", "s", false), (double)disable_ns / 1e9);
-	kb_mem_phase_record(x->r, "populate_s", &mv, &pop);
+	kb_mem_phase_record(x->r, "populate_s", mv, &pop);
+	/* Iteration 1 on its own (it pays for write-protecting or splitting what populate mapped), and
+	 * the mean of the later ones, as dirty_log_perf_test prints them. */
+	kb_metric_push(kb_test_metric(x->r, "dirty_s.iteration1", "s", false), sums.first_dirty);
+	kb_metric_push(kb_test_metric(x->r, "get_log_s.iteration1", "s", false), sums.first_get);
+	if (x->mode != MODE_GET)
+		kb_metric_push(kb_test_metric(x->r, "clear_s.iteration1", "s", false), sums.first_clear);
+	if (n > 1) {
+		kb_metric_push(kb_test_metric(x->r, "dirty_s.later", "s", false), (sums.dirty - sums.first_dirty) / (n - 1));
+		kb_metric_push(kb_test_metric(x->r, "get_log_s.later", "s", false), (sums.get - sums.first_get) / (n - 1));
+		if (x->mode != MODE_GET)
+			kb_metric_push(kb_test_metric(x->r, "clear_s.later", "s", false),
+				       (sums.clear - sums.first_clear) / (n - 1));
+	}
 	kb_metric_push(kb_test_metric(x->r, "dirty_s.total", "s", false), sums.dirty);
 	kb_metric_push(kb_test_metric(x->r, "get_log_s.total", "s", false), sums.get);
 	if (x->mode != MODE_GET)
 		kb_metric_push(kb_test_metric(x->r, "clear_s.total", "s", false), sums.clear);
-	for (int v = 0; mv.m.nvcpus > 1 && v < mv.m.nvcpus; v++) {
+	for (int v = 0; mv->m.nvcpus > 1 && v < mv->m.nvcpus; v++) {
 		char name[48];
 
 		snprintf(name, sizeof(name), "dirty_s.vcpu%d", v);
 		kb_metric_push(kb_test_metric(x->r, name, "s", false), sums.vcpu_dirty[v] / n);
 	}
 	js = json_object_new_object();
-	json_object_object_add(js, "sample", json_object_new_int(slot));
-	json_object_object_add(js, "populate", kb_mem_phase_json(&mv, &pop));
-	json_object_object_add(js, "enable", json_object_get(jenable));
-	json_object_object_add(js, "iterations", json_object_get(jits));
-	json_object_object_add(js, "disable", json_object_get(jdisable));
+	kb_json_set_int(js, "sample", slot);
+	kb_json_set_int(js, "sample_in_vm", x->cycle);
+	kb_json_set(js, "populate", kb_mem_phase_json(mv, &pop));
+	kb_json_set(js, "enable", json_object_get(jenable));
+	kb_json_set(js, "iterations", json_object_get(jits));
+	kb_json_set(js, "disable", json_object_get(jdisable));
+	kb_json_set(js, "content", kb_content_json(&content));
 	json_object_array_add(x->r->raw, js);
 	json_object_put(x->last_stats);
 	x->last_stats = json_object_new_object();
-	json_object_object_add(x->last_stats, "populate", json_object_get(pop.stats));
-	json_object_object_add(x->last_stats, "enable", json_object_get(step_stats(jenable)));
-	json_object_object_add(x->last_stats, "disable", json_object_get(step_stats(jdisable)));
+	kb_json_set(x->last_stats, "populate", json_object_get(pop.stats));
+	kb_json_set(x->last_stats, "enable", json_object_get(step_stats(jenable)));
+	kb_json_set(x->last_stats, "disable", json_object_get(step_stats(jdisable)));
 out:
 	json_object_put(jits);
 	json_object_put(jenable);
 	json_object_put(jdisable);
 	free(sums.vcpu_dirty);
 	kb_mem_phase_free(&pop);
-	kb_memvm_destroy(&mv);
-	return err;
+	if (err || ++x->cycle == cfg.samples_per_vm)
+		derr = end_vm(x);
+	return err ? err : derr;
 }
 
 /* The smallest ring (a power of two, at least a page) that holds a vCPU's writes of one iteration
@@ -366,6 +470,7 @@ static void record_checks(struct dirtylog_run *x)
 		      "pages the guest did not write were reported dirty");
 	kb_test_check(x->r, "tsc_vs_host_clock", 1.0, 0, 1.05, x->clock_ratio, false,
 		      "a vCPU's guest TSC says an iteration took longer than the host saw it take: TSC frequency or scaling is off");
+	kb_content_check(x->r, &x->content);
 }
 
 static int dirtylog_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const struct kb_test_def *t,
@@ -376,8 +481,9 @@ static int dirtylog_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 		.r = r,
 		.mode = (enum dirty_mode)t->param[0],
 		.mcfg = {
-			.nvcpus = ctx->opts->vcpus,
+			.nvcpus = ctx->vcpus,
 			.vcpu_bytes = cfg.mem,
+			.overlap = ctx->opts->overlap,
 			.nslots = cfg.slots,
 			.size_option = "--dirty-mem",
 		},
@@ -393,11 +499,13 @@ static int dirtylog_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 	if (kb_backing_parse(cfg.backing, &x.mcfg.backing))
 		return kb_fail(EINVAL, "--dirty-backing: '%s' is not a memory backing (anon, thp, hugetlb-2m or hugetlb-1g)",
 			       cfg.backing);
-	json_object_object_add(r->params, "backing", json_object_new_string(kb_backing_name(x.mcfg.backing)));
-	json_object_object_add(r->params, "mem_per_vcpu", json_object_new_uint64(cfg.mem));
-	json_object_object_add(r->params, "write_percent", json_object_new_uint64(x.percent));
-	json_object_object_add(r->params, "iterations", json_object_new_int(cfg.iterations));
-	json_object_object_add(r->params, "slots", json_object_new_int(cfg.slots));
+	kb_json_set_str(r->params, "backing", kb_backing_name(x.mcfg.backing));
+	kb_json_set_u64(r->params, "mem_per_vcpu", cfg.mem);
+	kb_json_set_u64(r->params, "write_percent", x.percent);
+	kb_json_set_str(r->params, "populate", "writes the pages write_percent selects, reads the others");
+	kb_json_set_int(r->params, "iterations", cfg.iterations);
+	kb_json_set_int(r->params, "slots", cfg.slots);
+	kb_json_set_bool(r->params, "overlap", ctx->opts->overlap);
 	err = mode_unsupported(&x);
 	if (!err)
 		err = kb_memvm_check(ctx, &x.mcfg);
@@ -406,10 +514,10 @@ static int dirtylog_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 	writes = 0;
 	for (uint64_t p = 0; p < cfg.mem / KB_PAGE_SIZE; p++)
 		writes += (uint64_t)kb_mem_page_written(p, x.percent);
-	json_object_object_add(r->params, "pages_written_per_vcpu", json_object_new_uint64(writes));
+	kb_json_set_u64(r->params, "pages_written_per_vcpu", writes);
 	if (x.mode == MODE_RING) {
 		x.mcfg.dirty_ring_bytes = ring_bytes(writes, kb_kvm_cap(ctx->kvm, KVM_CAP_DIRTY_LOG_RING));
-		json_object_object_add(r->params, "ring_entries",
+		kb_json_set(r->params, "ring_entries",
 				       json_object_new_uint64(x.mcfg.dirty_ring_bytes / sizeof(struct kvm_dirty_gfn)));
 	}
 	if (x.mode == MODE_CLEAR) {
@@ -417,12 +525,17 @@ static int dirtylog_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 		x.mcfg.manual_protect = (uint64_t)kb_kvm_cap(ctx->kvm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) &
 					(KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE | KVM_DIRTY_LOG_INITIALLY_SET);
 		x.initially_set = x.mcfg.manual_protect & KVM_DIRTY_LOG_INITIALLY_SET;
-		json_object_object_add(r->params, "initially_set", json_object_new_boolean(x.initially_set));
+		kb_json_set_bool(r->params, "initially_set", x.initially_set);
 	}
+	kb_json_set_int(r->params, "samples_per_vm", cfg.samples_per_vm);
 	err = kb_sampler_run_fixed(ctx, one_sample, &x, &sampling);
+	if (!err)
+		err = end_vm(&x);
+	else
+		end_vm(&x);
 	if (!err) {
 		kb_memvm_record(r, ctx, cfg.mem, x.tsc_khz, x.last_stats);
-		json_object_object_add(r->extra, "pages_reported", json_object_new_uint64(x.reported));
+		kb_json_set_u64(r->extra, "pages_reported", x.reported);
 		record_checks(&x);
 		kb_sampler_record(ctx->opts, sampling.done, r);
 	}
@@ -441,4 +554,5 @@ const struct kb_suite kb_suite_dirtylog = {
 	.nopts = ARRAY_SIZE(opts),
 	.cfg = &cfg,
 	.run = dirtylog_run,
+	.arches = KB_ARCH_X86,
 };

@@ -1,17 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* execperf.c: the execute-perf suite: populate guest memory, then execute from every page of it;
  * how the backing (4 KiB, THP, hugetlb) and KVM's huge-page handling (NX huge pages) change it. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "kb.h"
-#include "memvm.h"
-#include "sampler.h"
-#include "suite.h"
+#include "core/json.h"
+#include "core/kb.h"
+#include "run/content.h"
+#include "run/memvm.h"
+#include "run/sampler.h"
+#include "run/suite.h"
 
 struct execperf_cfg {
 	uint64_t mem;
-	bool overlap;
 };
 
 static struct execperf_cfg cfg;
@@ -19,8 +21,6 @@ static struct execperf_cfg cfg;
 static const struct kb_opt opts[] = {
 	{ "mem", 0, KB_OPT_SIZE, offsetof(struct execperf_cfg, mem), "SIZE",
 	  "test memory per vCPU, in whole 2 MiB (hugetlb-1g: whole GiB)", "8M", 2 << 20, (double)KB_MEM_MAX },
-	{ "overlap", 0, KB_OPT_FLAG, offsetof(struct execperf_cfg, overlap), NULL,
-	  "every vCPU populates and executes the same memory instead of a part of its own", NULL, 0, 0 },
 };
 
 #define BACKING_TEST(name, b, summary) { name, summary, .param = { b } }
@@ -39,20 +39,39 @@ struct execperf_run {
 	uint64_t pages_expected;      /* per sample: pages populated by the guest, found by the host */
 	uint64_t pages_found_min;     /* the fewest found by the host in any sample */
 	uint64_t calls_short;         /* pages a vCPU did not call, over every sample */
+	struct kb_content content;    /* pages with another stub than their own, over every sample */
 	double clock_ratio;           /* the worst of any phase */
 	int64_t thp_bytes;            /* THP-backed test memory after populate, last sample; -1 unknown */
 	uint32_t tsc_khz;
 	json_object *last_stats;      /* per-phase KVM stats of the last measured sample */
 };
 
-/* What the guest wrote is where the host expects it: a RET at the start of every page. */
-static uint64_t count_rets(const struct kb_memvm *mv)
+/* What the guest wrote is where the host expects it: its own stub at the start of every page
+ * (the pages that hold another are counted into c, with the first 8 bytes found). */
+static uint64_t count_stubs(const struct kb_memvm *mv, struct kb_content *c)
 {
 	uint64_t n = 0;
 
-	for (uint64_t off = 0; off < mv->bytes; off += KB_PAGE_SIZE)
-		n += mv->mem.hva[off] == 0xc3;
+	for (uint64_t page = 0; page < kb_memvm_pages(mv); page++) {
+		uint64_t gpa = KB_MEM_GPA + page * KB_PAGE_SIZE, want = 0;
+		uint8_t stub[KB_MEM_STUB_LEN];
+
+		kb_mem_stub(gpa, stub);
+		memcpy(&want, stub, sizeof(stub));
+		if (!memcmp(mv->mem.hva + page * KB_PAGE_SIZE, stub, sizeof(stub)))
+			n++;
+		else
+			kb_content_add(c, 1, "host, after populate", 0, gpa, want,
+				       kb_content_word(mv, page) & ((1ULL << 8 * KB_MEM_STUB_LEN) - 1));
+	}
 	return n;
+}
+
+/* What a page's stub returns when it is called. */
+static uint64_t stub_value(uint64_t gpa, void *arg)
+{
+	(void)arg;
+	return kb_mem_stub_value(gpa);
 }
 
 static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time *out)
@@ -60,6 +79,8 @@ static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time
 	struct execperf_run *x = arg;
 	struct kb_memvm mv;
 	struct kb_mem_phase pop = { 0 }, exe = { 0 };
+	struct kb_content content = { 0 };
+	int derr;
 	json_object *js;
 	uint64_t found;
 	int err;
@@ -68,14 +89,18 @@ static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time
 	err = kb_memvm_create(x->ctx, &x->mcfg, &mv);
 	if (err)
 		return err;
+	snprintf(mv.m.capture_label, sizeof(mv.m.capture_label), "%s sample %d",
+		 x->ctx->current ? x->ctx->current : "execute-perf", slot);
 	err = kb_memvm_phase(&mv, KB_MEM_POPULATE, 0, 0, &pop);
 	if (err)
 		goto out;
-	found = count_rets(&mv);
+	found = count_stubs(&mv, &content);
 	x->tsc_khz = mv.m.vcpus[0].tsc_khz;
 	err = kb_memvm_phase(&mv, KB_MEM_EXECUTE, 0, 0, &exe);
 	if (err)
 		goto out;
+	kb_content_guest(&content, &mv, &exe, "guest, the value its call of the page returned", 1, stub_value, NULL);
+	kb_content_merge(&x->content, &content);
 	out->iters = 1;
 	out->seconds = (double)exe.wall_ns / 1e9;
 	if (slot < 0)
@@ -97,20 +122,21 @@ static int one_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time
 	if (x->mcfg.backing == KB_BACKING_THP)
 		x->thp_bytes = kb_guestmem_thp_bytes(&mv.mem);
 	js = json_object_new_object();
-	json_object_object_add(js, "sample", json_object_new_int(slot));
-	json_object_object_add(js, "populate", kb_mem_phase_json(&mv, &pop));
-	json_object_object_add(js, "execute", kb_mem_phase_json(&mv, &exe));
-	json_object_object_add(js, "pages_found", json_object_new_uint64(found));
+	kb_json_set_int(js, "sample", slot);
+	kb_json_set(js, "populate", kb_mem_phase_json(&mv, &pop));
+	kb_json_set(js, "execute", kb_mem_phase_json(&mv, &exe));
+	kb_json_set_u64(js, "pages_found", found);
+	kb_json_set(js, "content", kb_content_json(&content));
 	json_object_array_add(x->r->raw, js);
 	json_object_put(x->last_stats);
 	x->last_stats = json_object_new_object();
-	json_object_object_add(x->last_stats, "populate", json_object_get(pop.stats));
-	json_object_object_add(x->last_stats, "execute", json_object_get(exe.stats));
+	kb_json_set(x->last_stats, "populate", json_object_get(pop.stats));
+	kb_json_set(x->last_stats, "execute", json_object_get(exe.stats));
 out:
 	kb_mem_phase_free(&pop);
 	kb_mem_phase_free(&exe);
-	kb_memvm_destroy(&mv);
-	return err;
+	derr = kb_memvm_destroy(&mv);
+	return err ? err : derr;
 }
 
 static void record_checks(struct execperf_run *x, int done)
@@ -119,8 +145,9 @@ static void record_checks(struct execperf_run *x, int done)
 	double total_pages = (double)x->pages_expected;
 
 	kb_test_check(r, "pages_populated", total_pages, total_pages, total_pages, (double)x->pages_found_min, true,
-		      "the host did not find the guest's RET at the start of every page of the test memory: "
+		      "the host did not find the guest's stub at the start of every page of the test memory: "
 		      "the guest wrote somewhere else than its memslots");
+	kb_content_check(r, &x->content);
 	kb_test_check(r, "pages_not_executed", 0, 0, 0, (double)x->calls_short, true,
 		      "a vCPU called fewer pages than its part of the test memory has");
 	kb_test_check(r, "tsc_vs_host_clock", 1.0, 0, 1.05, x->clock_ratio, false,
@@ -138,10 +165,10 @@ static int execperf_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 		.ctx = ctx,
 		.r = r,
 		.mcfg = {
-			.nvcpus = ctx->opts->vcpus,
+			.nvcpus = ctx->vcpus,
 			.backing = (enum kb_backing)t->param[0],
 			.vcpu_bytes = cfg.mem,
-			.overlap = cfg.overlap,
+			.overlap = ctx->opts->overlap,
 			.nslots = 1,
 			.size_option = "--mem",
 		},
@@ -153,19 +180,19 @@ static int execperf_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 
 	(void)s;
 	r->vcpus = x.mcfg.nvcpus;
-	json_object_object_add(r->params, "backing", json_object_new_string(kb_backing_name(x.mcfg.backing)));
-	json_object_object_add(r->params, "mem_per_vcpu", json_object_new_uint64(cfg.mem));
-	json_object_object_add(r->params, "overlap", json_object_new_boolean(cfg.overlap));
+	kb_json_set_str(r->params, "backing", kb_backing_name(x.mcfg.backing));
+	kb_json_set_u64(r->params, "mem_per_vcpu", cfg.mem);
+	kb_json_set_bool(r->params, "overlap", ctx->opts->overlap);
 	err = kb_memvm_check(ctx, &x.mcfg);
 	if (err)
 		return err;
-	x.pages_expected = (cfg.overlap ? cfg.mem : cfg.mem * (uint64_t)x.mcfg.nvcpus) / KB_PAGE_SIZE;
-	json_object_object_add(r->params, "pages_per_vcpu", json_object_new_uint64(cfg.mem / KB_PAGE_SIZE));
+	x.pages_expected = (ctx->opts->overlap ? cfg.mem : cfg.mem * (uint64_t)x.mcfg.nvcpus) / KB_PAGE_SIZE;
+	kb_json_set_u64(r->params, "pages_per_vcpu", cfg.mem / KB_PAGE_SIZE);
 	err = kb_sampler_run_fixed(ctx, one_sample, &x, &sampling);
 	if (!err) {
 		kb_memvm_record(r, ctx, cfg.mem, x.tsc_khz, x.last_stats);
 		if (x.thp_bytes >= 0 && x.mcfg.backing == KB_BACKING_THP)
-			json_object_object_add(r->extra, "thp_bytes", json_object_new_int64(x.thp_bytes));
+			kb_json_set_int(r->extra, "thp_bytes", x.thp_bytes);
 		record_checks(&x, sampling.done);
 		kb_sampler_record(ctx->opts, sampling.done, r);
 	}
@@ -182,4 +209,5 @@ const struct kb_suite kb_suite_execperf = {
 	.nopts = ARRAY_SIZE(opts),
 	.cfg = &cfg,
 	.run = execperf_run,
+	.arches = KB_ARCH_X86,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* guestside.c: the guest-side suite: the hypervisor underneath this machine, measured from inside it. */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,12 +13,16 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
-#include "kb.h"
-#include "sampler.h"
-#include "suite.h"
-#include "topo.h"
+#include "core/json.h"
+#include "core/kb.h"
+#include "run/sampler.h"
+#include "run/suite.h"
+#include "host/cpu.h"
+#include "host/topo.h"
+#include "bench/guestloops.h"
+#include "bench/hblimits.h"
+#include "vmm/cpuarch.h"
 
 struct guest_cfg {
 	uint64_t leaf, subleaf;
@@ -27,7 +32,7 @@ struct guest_cfg {
 
 static struct guest_cfg cfg;
 
-enum { HB_MAX_PROCS = 4096, HB_MAX_SIZE = 65536 };
+enum { HB_MAX_SIZE = 65536 };
 
 static const struct kb_opt opts[] = {
 	{ "guest-leaf", 0, KB_OPT_U64, offsetof(struct guest_cfg, leaf), "LEAF",
@@ -201,10 +206,10 @@ static void hv_view_add(struct hv_view *sum, const struct hv_view *d)
 
 static void hv_view_json(json_object *o, const struct hv_view *v)
 {
-	json_object_object_add(o, "steal_ticks", json_object_new_uint64(v->steal_ticks));
-	json_object_object_add(o, "timer_irqs", json_object_new_uint64(v->timer_irqs));
-	json_object_object_add(o, "ipis", json_object_new_uint64(v->ipis));
-	json_object_object_add(o, "idle_entries", json_object_new_uint64(v->idle_entries));
+	kb_json_set_u64(o, "steal_ticks", v->steal_ticks);
+	kb_json_set_u64(o, "timer_irqs", v->timer_irqs);
+	kb_json_set_u64(o, "ipis", v->ipis);
+	kb_json_set_u64(o, "idle_entries", v->idle_entries);
 }
 
 /* Facts and checks every guest-side test carries: who is underneath, how time was taken, what the
@@ -212,30 +217,27 @@ static void hv_view_json(json_object *o, const struct hv_view *v)
 static void record_common(const struct kb_run_ctx *ctx, struct kb_test_result *r, const struct hv_view *seen,
 			  double seconds)
 {
-	json_object *virt = NULL, *v, *hv = json_object_new_object(), *exits = json_object_new_object();
+	json_object *hv = json_object_new_object(), *exits = json_object_new_object();
 	json_object *visible = json_object_new_object();
-	bool under = false;
+	bool under = ctx->virt && ctx->virt->hypervisor;
 	char clocksource[64] = "unknown";
 	double steal_pct = seconds > 0 ? (double)seen->steal_ticks / (double)sysconf(_SC_CLK_TCK) / seconds * 100 : 0;
 
-	if (ctx->host && json_object_object_get_ex(ctx->host, "virtualization", &virt) &&
-	    json_object_object_get_ex(virt, "under_hypervisor", &v))
-		under = json_object_get_boolean(v);
-	json_object_object_add(hv, "present", json_object_new_boolean(under));
-	if (under && json_object_object_get_ex(virt, "hypervisor", &v))
-		json_object_object_add(hv, "name", json_object_get(v));
-	if (under && json_object_object_get_ex(virt, "hypervisor_signature", &v))
-		json_object_object_add(hv, "signature", json_object_get(v));
-	json_object_object_add(r->extra, "hypervisor", hv);
+	kb_json_set_bool(hv, "present", under);
+	if (under) {
+		kb_json_set(hv, "name", ctx->virt->hv_name ? json_object_new_string(ctx->virt->hv_name) : NULL);
+		kb_json_set_str(hv, "signature", ctx->virt->hv_signature);
+	}
+	kb_json_set(r->extra, "hypervisor", hv);
 	kb_read_text("/sys/devices/system/clocksource/clocksource0/current_clocksource", clocksource,
 		     sizeof(clocksource));
-	json_object_object_add(r->extra, "clocksource", json_object_new_string(clocksource));
-	json_object_object_add(exits, "visible", json_object_new_boolean(false));
-	json_object_object_add(exits, "note", json_object_new_string(exits_note));
-	json_object_object_add(r->extra, "exits", exits);
+	kb_json_set_str(r->extra, "clocksource", clocksource);
+	kb_json_set_bool(exits, "visible", false);
+	kb_json_set_str(exits, "note", exits_note);
+	kb_json_set(r->extra, "exits", exits);
 	hv_view_json(visible, seen);
-	json_object_object_add(r->extra, "visible", visible);
-	json_object_object_add(r->extra, "steal_pct", json_object_new_double(steal_pct));
+	kb_json_set(r->extra, "visible", visible);
+	kb_json_set(r->extra, "steal_pct", json_object_new_double(steal_pct));
 	kb_test_check(r, "under_hypervisor", 1, 1, 1, under, false,
 		      "this machine does not run under a hypervisor (CPUID.1:ECX[31] clear): nothing underneath to measure");
 	/* /proc/stat counts steal in USER_HZ ticks: below a few percent it is only resolution. */
@@ -323,26 +325,6 @@ struct loop_state {
 	struct loop_sample *samples;
 };
 
-static __attribute__((noinline)) void cpuid_loop(uint64_t n, uint32_t leaf, uint32_t subleaf, uint32_t r[4])
-{
-	uint32_t a = 0, b = 0, c = 0, d = 0;
-
-	for (uint64_t i = 0; i < n; i++)
-		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(leaf), "c"(subleaf));
-	r[0] = a;
-	r[1] = b;
-	r[2] = c;
-	r[3] = d;
-}
-
-static __attribute__((noinline)) void rdtscp_loop(uint64_t n)
-{
-	uint32_t lo, hi, aux;
-
-	for (uint64_t i = 0; i < n; i++)
-		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-}
-
 static __attribute__((noinline)) void nop_loop(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
@@ -375,24 +357,27 @@ static int loop_sample(void *arg, int slot, uint64_t iters, struct kb_sample_tim
 	struct loop_sample s = { .iters = iters, .cpu_begin = sched_getcpu(), .preempted = thread_preemptions() };
 	struct hv_view before, after;
 	uint64_t w0, w1, c0, c1, t0, t1;
+	int err = 0;
 
 	if (slot >= 0)
 		hv_view_read(s.cpu_begin, &before);
 	w0 = kb_now_ns();
 	c0 = thread_cpu_ns();
-	t0 = __rdtsc();
+	t0 = kb_cpu_counter();
 	switch (st->kind) {
 	case GK_CPUID:
-		cpuid_loop(iters, st->leaf, st->subleaf, st->answer);
+		err = kb_guest_cpuid_loop(iters, st->leaf, st->subleaf, st->answer);
 		break;
 	case GK_RDTSCP:
-		rdtscp_loop(iters);
+		err = kb_guest_rdtscp_loop(iters);
 		break;
 	default:
 		nop_loop(iters);
 		break;
 	}
-	t1 = __rdtsc();
+	if (err)
+		return err;
+	t1 = kb_cpu_counter();
 	c1 = thread_cpu_ns();
 	w1 = kb_now_ns();
 	s.cpu_end = sched_getcpu();
@@ -440,26 +425,26 @@ static void loop_record(const struct kb_run_ctx *ctx, struct kb_test_result *r, 
 		migrations += s->cpu_begin != s->cpu_end || (pinned >= 0 && s->cpu_begin != pinned);
 		preempted += s->preempted;
 		hv_view_add(&seen, &s->seen);
-		json_object_object_add(o, "sample", json_object_new_int(k));
-		json_object_object_add(o, "iterations", json_object_new_uint64(s->iters));
-		json_object_object_add(o, "cpu_ns", json_object_new_uint64(s->cpu_ns));
-		json_object_object_add(o, "wall_ns", json_object_new_uint64(s->wall_ns));
-		json_object_object_add(o, "tsc_cycles", json_object_new_uint64(s->tsc));
-		json_object_object_add(o, "cpu", json_object_new_int(s->cpu_begin));
-		json_object_object_add(o, "preempted", json_object_new_int64(s->preempted));
+		kb_json_set_int(o, "sample", k);
+		kb_json_set_u64(o, "iterations", s->iters);
+		kb_json_set_u64(o, "cpu_ns", s->cpu_ns);
+		kb_json_set_u64(o, "wall_ns", s->wall_ns);
+		kb_json_set_u64(o, "tsc_cycles", s->tsc);
+		kb_json_set_int(o, "cpu", s->cpu_begin);
+		kb_json_set_int(o, "preempted", s->preempted);
 		hv_view_json(o, &s->seen);
 		json_object_array_add(r->raw, o);
 	}
-	json_object_object_add(r->extra, "timed_by", json_object_new_string("thread CPU time (CLOCK_THREAD_CPUTIME_ID)"));
-	json_object_object_add(r->extra, "pinned_cpu", pinned >= 0 ? json_object_new_int(pinned) : NULL);
-	json_object_object_add(r->extra, "cpu_migrations", json_object_new_int(migrations));
-	json_object_object_add(r->extra, "preempted", json_object_new_int64(preempted));
+	kb_json_set_str(r->extra, "timed_by", "thread CPU time (CLOCK_THREAD_CPUTIME_ID)");
+	kb_json_set(r->extra, "pinned_cpu", pinned >= 0 ? json_object_new_int(pinned) : NULL);
+	kb_json_set_int(r->extra, "cpu_migrations", migrations);
+	kb_json_set_int(r->extra, "preempted", preempted);
 	if (st->kind == GK_CPUID) {
 		json_object *a = json_object_new_array();
 
 		for (int i = 0; i < 4; i++)
 			json_object_array_add(a, json_object_new_int64(st->answer[i]));
-		json_object_object_add(r->extra, "cpuid_result", a);
+		kb_json_set(r->extra, "cpuid_result", a);
 	}
 	record_common(ctx, r, &seen, wall / 1e9);
 	kb_test_check(r, "cpu_migrations", 0, 0, 0, migrations, false,
@@ -478,8 +463,8 @@ static int loop_test(struct kb_run_ctx *ctx, const struct kb_test_def *t, struct
 	int err;
 
 	if (st.kind == GK_CPUID) {
-		json_object_object_add(r->params, "leaf", json_object_new_uint64(cfg.leaf));
-		json_object_object_add(r->params, "subleaf", json_object_new_uint64(cfg.subleaf));
+		kb_json_set_u64(r->params, "leaf", cfg.leaf);
+		kb_json_set_u64(r->params, "subleaf", cfg.subleaf);
 	}
 	st.samples = kb_xcalloc((size_t)kb_sampler_max_samples(ctx->opts), sizeof(*st.samples));
 	err = measure(&m);
@@ -491,7 +476,7 @@ static int loop_test(struct kb_run_ctx *ctx, const struct kb_test_def *t, struct
 		loop_record(ctx, r, &st, m.sampling.done, m.cpu);
 		/* What the architecture says one iteration costs in exits; nothing here can count them. */
 		if (json_object_object_get_ex(r->extra, "exits", &exits))
-			json_object_object_add(exits, "expected_per_iteration", json_object_new_double(t->exits_per_iter));
+			kb_json_set(exits, "expected_per_iteration", json_object_new_double(t->exits_per_iter));
 		kb_sampler_record(ctx->opts, m.sampling.done, r);
 	}
 	free(st.samples);
@@ -774,26 +759,26 @@ static void hb_record(const struct kb_run_ctx *ctx, struct kb_test_result *r, co
 		switches += s->ctxsw;
 		sec += t;
 		msgs += m;
-		json_object_object_add(o, "sample", json_object_new_int(k));
-		json_object_object_add(o, "loops", json_object_new_uint64(s->loops));
-		json_object_object_add(o, "messages", json_object_new_uint64(s->loops * per_loop));
-		json_object_object_add(o, "ns", json_object_new_uint64(s->ns));
-		json_object_object_add(o, "context_switches", json_object_new_uint64(s->ctxsw));
+		kb_json_set_int(o, "sample", k);
+		kb_json_set_u64(o, "loops", s->loops);
+		kb_json_set_u64(o, "messages", s->loops * per_loop);
+		kb_json_set_u64(o, "ns", s->ns);
+		kb_json_set_u64(o, "context_switches", s->ctxsw);
 		hv_view_json(o, &s->seen);
 		json_object_array_add(r->raw, o);
 	}
-	json_object_object_add(r->extra, "transport", json_object_new_string(hb->sockets ? "unix-stream" : "pipe"));
-	json_object_object_add(r->extra, "processes", json_object_new_int(hb->nprocs));
-	json_object_object_add(r->extra, "cpus", json_object_new_int(ncpus));
-	json_object_object_add(r->extra, "context_switches", json_object_new_uint64(switches));
+	kb_json_set_str(r->extra, "transport", hb->sockets ? "unix-stream" : "pipe");
+	kb_json_set_int(r->extra, "processes", hb->nprocs);
+	kb_json_set_int(r->extra, "cpus", ncpus);
+	kb_json_set_u64(r->extra, "context_switches", switches);
 	if (msgs > 0) {
 		json_object *per = json_object_new_object();
 
-		json_object_object_add(per, "context_switches", json_object_new_double((double)switches / msgs));
-		json_object_object_add(per, "ipis", json_object_new_double((double)seen.ipis / msgs));
-		json_object_object_add(per, "timer_irqs", json_object_new_double((double)seen.timer_irqs / msgs));
-		json_object_object_add(per, "idle_entries", json_object_new_double((double)seen.idle_entries / msgs));
-		json_object_object_add(r->extra, "per_message", per);
+		kb_json_set(per, "context_switches", json_object_new_double((double)switches / msgs));
+		kb_json_set(per, "ipis", json_object_new_double((double)seen.ipis / msgs));
+		kb_json_set(per, "timer_irqs", json_object_new_double((double)seen.timer_irqs / msgs));
+		kb_json_set(per, "idle_entries", json_object_new_double((double)seen.idle_entries / msgs));
+		kb_json_set(r->extra, "per_message", per);
 	}
 	record_common(ctx, r, &seen, sec);
 }
@@ -806,24 +791,19 @@ static int hackbench_test(struct kb_run_ctx *ctx, const struct kb_test_def *t, s
 	struct kb_run_ctx c = *ctx;
 	struct measurer m = { .ctx = &c, .fn = hb_sample, .arg = &hb, .spread = true };
 	int nchan = cfg.groups * cfg.fds, err;
-	struct rlimit rl;
 
 	hb.nprocs = 2 * nchan;
-	if (hb.nprocs > HB_MAX_PROCS)
-		return kb_fail(EINVAL, "hackbench: %d groups of %d senders and %d receivers are %d processes, more "
-			       "than %d (lower --hackbench-groups or --hackbench-fds)", cfg.groups, cfg.fds, cfg.fds,
-			       hb.nprocs, HB_MAX_PROCS);
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && (rlim_t)(2 * nchan + 64) > rl.rlim_cur)
-		return kb_fail(EMFILE, "hackbench: %d channels need %d file descriptors and ulimit -n is %llu (raise "
-			       "it, or lower --hackbench-groups or --hackbench-fds)", nchan, 2 * nchan,
-			       (unsigned long long)rl.rlim_cur);
+	/* Each channel's two ends stay open here, beside the few descriptors of the run itself. */
+	err = kb_hackbench_fit_limits(hb.nprocs, 2 * nchan + 64);
+	if (err)
+		return err;
 	/* --hackbench-loops fixes the work per sample like hackbench's own loop count. */
 	o.iterations = cfg.loops ? cfg.loops : ctx->opts->iterations;
 	c.opts = &o;
-	json_object_object_add(r->params, "groups", json_object_new_int(cfg.groups));
-	json_object_object_add(r->params, "fds", json_object_new_int(cfg.fds));
-	json_object_object_add(r->params, "loops", json_object_new_uint64(o.iterations));
-	json_object_object_add(r->params, "size", json_object_new_int(cfg.size));
+	kb_json_set_int(r->params, "groups", cfg.groups);
+	kb_json_set_int(r->params, "fds", cfg.fds);
+	kb_json_set_u64(r->params, "loops", o.iterations);
+	kb_json_set_int(r->params, "size", cfg.size);
 	hb.rd = kb_xcalloc((size_t)nchan, sizeof(int));
 	hb.wr = kb_xcalloc((size_t)nchan, sizeof(int));
 	hb.pids = kb_xcalloc((size_t)hb.nprocs, sizeof(pid_t));
@@ -862,4 +842,5 @@ const struct kb_suite kb_suite_guest = {
 	.cfg = &cfg,
 	.side = KB_SIDE_GUEST,
 	.run = guest_run,
+	.arches = KB_ARCH_X86,
 };

@@ -1,10 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* suites.c: the one table of suites; a new suite is one file plus one line here. */
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "kb.h"
-#include "suite.h"
+#include "core/kb.h"
+#include "bench/suites.h"
 
 extern const struct kb_suite kb_suite_cpuid;
 extern const struct kb_suite kb_suite_efermsr;
@@ -48,7 +48,7 @@ int kb_suites_validate(void)
 	for (size_t i = 0; i < kb_nsuites; i++) {
 		const struct kb_suite *s = kb_suites[i];
 
-		if (!s->name || !s->summary || !s->tests || !s->ntests ||
+		if (!s->name || !s->summary || !s->tests || !s->ntests || !s->arches ||
 		    (s->nopts && (!s->opts || !s->cfg)))
 			return kb_fail(EINVAL, "suite #%zu (%s) is incomplete", i, s->name ? s->name : "?");
 		for (size_t j = 0; j < i; j++)
@@ -72,48 +72,4 @@ int kb_suites_validate(void)
 							       s->opts[o].name, kb_suites[j]->name, s->name);
 	}
 	return 0;
-}
-
-struct kb_exit_range kb_test_expected_exits(const struct kb_test_def *t, enum kb_backend b)
-{
-	if (!t->exits_on.set)
-		return (struct kb_exit_range){ t->exits_per_iter, t->exits_per_iter };
-	switch (b) {
-	case KB_BACKEND_INTEL: return t->exits_on.intel;
-	case KB_BACKEND_AMD: return t->exits_on.amd;
-	case KB_BACKEND_PVM: return t->exits_on.pvm;
-	default: return (struct kb_exit_range){ t->exits_per_iter, t->exits_per_iter };
-	}
-}
-
-/* Whether KVM offers the guest CPUID leaf 'leaf' register 'reg' (0 eax .. 3 edx) bit 'bit'. */
-static bool supported_cpuid_bit(const struct kb_kvm *kvm, uint32_t leaf, int reg, int bit)
-{
-	for (uint32_t i = 0; i < kvm->supported_cpuid->nent; i++) {
-		const struct kvm_cpuid_entry2 *e = &kvm->supported_cpuid->entries[i];
-		uint32_t regs[4] = { e->eax, e->ebx, e->ecx, e->edx };
-
-		if (e->function == leaf && e->index == 0)
-			return (regs[reg] >> bit) & 1;
-	}
-	return false;
-}
-
-const char *kb_test_unmet_need(const struct kb_run_ctx *ctx, const struct kb_test_def *t)
-{
-	struct kb_kvm *kvm = ctx->kvm;
-
-	if ((t->needs & KB_NEED_IRQCHIP) && kb_kvm_cap(kvm, KVM_CAP_IRQCHIP) <= 0)
-		return "needs an in-kernel irqchip (KVM_CAP_IRQCHIP), which this KVM lacks";
-	if ((t->needs & KB_NEED_TSC_DEADLINE) && kb_kvm_cap(kvm, KVM_CAP_TSC_DEADLINE_TIMER) <= 0)
-		return "needs the TSC deadline timer (KVM_CAP_TSC_DEADLINE_TIMER), which this KVM lacks";
-	if ((t->needs & KB_NEED_USER_MSR) && kb_kvm_cap(kvm, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
-		return "needs MSR exits to userspace (KVM_CAP_X86_USER_SPACE_MSR), which this KVM lacks";
-	if ((t->needs & KB_NEED_2VCPUS) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return "needs two vCPUs on two host CPUs, and this host has one";
-	if ((t->needs & KB_NEED_X2APIC) && !supported_cpuid_bit(kvm, 1, 2, 21))
-		return "needs x2APIC, which this KVM does not offer the guest (CPUID.1:ECX bit 21)";
-	if ((t->needs & KB_NEED_HYPERCALL) && kvm->backend == KB_BACKEND_PVM)
-		return "VMCALL/VMMCALL never reach kvm_pvm (the outer hypervisor answers them): nothing to measure";
-	return NULL;
 }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kvmbench.bash: bash completion for kvmbench, installed as .../bash-completion/completions/kvmbench.
 #
 # Nothing here is a copy of kvmbench's interface: commands and options are read from
@@ -183,8 +184,13 @@ _kvmbench()
 			[[ $optname == "--$long" || ( -n $short && $optname == "-$short" ) ]] || continue
 			[[ -n $arg ]] || break
 			case $arg in
-			FILE | DEV)
+			FILE | FILES | DEV)
 				_kvmbench_files "$cur"
+				;;
+			PROFILE)
+				# The bundled names its help lists, and YAML files.
+				_kvmbench_files "$cur" '*.yaml'
+				mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W "$(_kvmbench_choices "$help")" -- "$cur")
 				;;
 			DIR)
 				compopt -o filenames 2>/dev/null
@@ -225,7 +231,7 @@ _kvmbench()
 	fi
 
 	case $cmd in
-	run | list)
+	run | ab | list)
 		if [[ $cmd == run && $cur == */* ]]; then
 			list=$(_kvmbench_tests "$kb" | grep /)
 			_kvmbench_reply "$list" "$cur"

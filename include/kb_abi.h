@@ -1,8 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kb_abi.h: the contract between the host VMM and the guest image (layout, call channel, ops). */
 #ifndef KB_ABI_H
 #define KB_ABI_H
 
 #include <stdint.h>
+
+#include "kb_loops.h"
 
 /*
  * Guest physical layout.  Everything is identity mapped (GVA == GPA) with
@@ -16,17 +19,21 @@
 #define KB_PDPT_GPA       0x11000ULL
 #define KB_PD_GPA         0x12000ULL   /* one PD per GiB follows */
 #define KB_PD_MAX         14           /* base memory: at most 14 GiB (test memory: KB_PD_HIGH_*) */
-#define KB_VCPU_AREA_GPA  0x20000ULL   /* per vCPU: mailbox page, PVM flags page */
-#define KB_VCPU_AREA_SIZE 0x2000ULL
-#define KB_MAX_VCPUS      64
 #define KB_IMAGE_GPA      0x100000ULL  /* guest image is linked here */
 #define KB_IMAGE_MAX      0x100000ULL
-#define KB_STACK_GPA      0x200000ULL
+/* Per vCPU, up to KB_MAX_VCPUS (KVM_CAP_MAX_VCPUS may allow fewer): a mailbox page and a PVM flags
+ * page, then a stack; 24 MiB for 1024 vCPUs, inside the base memory's first 2 MiB pages. */
+#define KB_MAX_VCPUS      1024
+#define KB_VCPU_AREA_GPA  0x1000000ULL
+#define KB_VCPU_AREA_SIZE 0x2000ULL
+#define KB_STACK_GPA      (KB_VCPU_AREA_GPA + KB_MAX_VCPUS * KB_VCPU_AREA_SIZE)
 #define KB_STACK_SIZE     0x4000ULL
 /* One PD per GiB above the first KB_PD_MAX, for the memory suites' test memory; up to KB_DATA_GPA. */
 #define KB_PD_HIGH_GPA    (KB_STACK_GPA + KB_MAX_VCPUS * KB_STACK_SIZE)
 #define KB_PD_HIGH_MAX    256
-#define KB_DATA_GPA       0x400000ULL  /* free guest memory for suites */
+#define KB_DATA_GPA       0x2a00000ULL /* free guest memory for suites, to the end of the base memory */
+_Static_assert(KB_IMAGE_GPA + KB_IMAGE_MAX <= KB_VCPU_AREA_GPA, "the guest image overlaps the vCPU areas");
+_Static_assert(KB_PD_HIGH_GPA + KB_PD_HIGH_MAX * 0x1000ULL <= KB_DATA_GPA, "the high PDs overlap the suites' data");
 /* Test memory of the memory suites: extra memslots from 4 GiB (1 GiB-aligned, above the xAPIC
  * page) up to the end of what the page tables cover (266 GiB of it). */
 #define KB_MEM_GPA        0x100000000ULL
@@ -44,8 +51,15 @@
 #define KB_MMIO_GPA       0x3fe00000ULL   /* inside the first GiB, never inside a memslot */
 /* An MSR no KVM implements; with KVM_CAP_X86_USER_SPACE_MSR its accesses reach userspace. */
 #define KB_USER_MSR       0x4b420001
-/* A port the in-kernel PIC answers (the master PIC's interrupt mask register). */
-#define KB_KERNEL_PORT    0x21
+/* A port the in-kernel PIC answers: the ELCR of the master PIC (edge/level control), as kvm-unit-tests'
+ * inl_from_kernel and outl_to_kernel use; writing it makes the PIC re-evaluate nothing. */
+#define KB_KERNEL_PORT    0x4d0
+/* The ACPI PM timer's port (QEMU's PIIX4/ICH9 PM base 0xb000 + 8), answered by kvmbench's userspace. */
+#define KB_PMTIMER_PORT   0xb008
+/* A port and an MMIO address whose writes KVM completes itself through an ioeventfd (pci-io, pci-mem:
+ * the test device's BARs as QEMU wires them); the MMIO page follows the userspace-answered one. */
+#define KB_IOEVENTFD_PORT 0xe000
+#define KB_IOEVENTFD_GPA  (KB_MMIO_GPA + 0x1000)
 
 enum kb_ucall {
 	KB_UC_NEXT = 1,   /* previous op done (results in mailbox); what next? */
@@ -61,54 +75,82 @@ enum kb_op {
 	KB_OP_LOOP,       /* run loop 'test' for 'iters' iterations, timed */
 };
 
-/* Loops the guest knows, selected by mailbox.test. */
-enum kb_loop {
-	KB_LOOP_CPUID = 1,   /* param[0] leaf, param[1] subleaf */
-	KB_LOOP_SPIN,        /* never returns: for the watchdog */
-	KB_LOOP_UD2,         /* raises #UD: for the exception path */
-	KB_LOOP_NOP,         /* empty loop: measurement floor */
-	KB_LOOP_RDMSR,       /* param[0] MSR index */
-	KB_LOOP_WRMSR,       /* param[0] MSR index, param[1] value */
-	KB_LOOP_EFER_TOGGLE, /* WRMSR EFER flipping SCE every iteration */
-	KB_LOOP_IN,          /* param[0] port, param[1] width in bytes (1, 2, 4) */
-	KB_LOOP_OUT,         /* param[0] port, param[1] width, param[2] value */
-	KB_LOOP_MMIO_READ,   /* param[0] guest physical address, 4-byte read */
-	KB_LOOP_HYPERCALL,   /* param[0] 1: VMMCALL (AMD), 0: VMCALL (Intel) */
-	KB_LOOP_MOV_TO_CR8,
-	KB_LOOP_MOV_FROM_CR8,
-	KB_LOOP_APIC,        /* param[0] enum kb_apic_mode, param[1] enum kb_apic_test, param[2] TSC delta,
-			      * [3] TSC cycles after which an IPI is taken as lost (0: never) */
-	KB_LOOP_MEM,         /* param[0] enum kb_mem_op, [1] first GPA, [2] bytes, [3] value, [4] write percent,
-			      * [5] TSC cycles between KB_UC_PROGRESS calls (0: none) */
-	KB_LOOP_TRIPLE,      /* loads an empty IDT, then raises #UD: a triple fault, for the shutdown path */
-	KB_LOOP_MAX
-};
-
 enum kb_apic_mode {
 	KB_XAPIC = 0,        /* registers through MMIO at 0xfee00000 */
 	KB_X2APIC = 1,       /* registers through MSRs 0x800.. */
 };
 
+/* How a self-IPI is sent (param[4]); the TPR goes with it: the APIC's TPR register for the xAPIC
+ * route, MOV CR8 (kvm-unit-tests' apic_set_tpr on x86-64) for the x2APIC ones. */
+enum kb_self_ipi_route {
+	KB_ROUTE_XAPIC_ICR = 0,     /* one MMIO write of the ICR, destination shorthand self */
+	KB_ROUTE_X2APIC_ICR,        /* MFENCE; WRMSR 0x830 (the ICR), shorthand self: kvm-unit-tests'
+				     * apic_icr_write() once the x2APIC is on */
+	KB_ROUTE_SELF_IPI_MSR,      /* WRMSR 0x83f (SELF_IPI): kvm-unit-tests' x2apic_self_ipi() */
+};
+
 enum kb_apic_test {
-	KB_APIC_SELF_IPI_STI_NOP = 1,   /* IPI to self with IF=0, then STI; NOP takes it */
-	KB_APIC_SELF_IPI_STI_HLT,       /* ... STI; HLT takes it */
-	KB_APIC_SELF_IPI_TPR,           /* IF=1, TPR raised: the IPI waits; lowering the TPR takes it */
-	KB_APIC_SELF_IPI_TPR_STI_NOP,   /* IF=0, TPR raised, IPI, TPR lowered, STI; NOP */
+	KB_APIC_SELF_IPI_STI_NOP = 1,   /* CLI; self-IPI; STI; NOP takes it */
+	KB_APIC_SELF_IPI_STI_HLT,       /* CLI; self-IPI; STI; HLT takes it */
+	KB_APIC_SELF_IPI_TPR,           /* IF=1: TPR raised, self-IPI (held back), TPR lowered: taken */
+	KB_APIC_SELF_IPI_TPR_STI_NOP,   /* CLI; TPR raised; self-IPI; TPR lowered; STI; NOP */
 	KB_APIC_SELF_IPI_TPR_STI_HLT,   /* ... STI; HLT */
-	KB_APIC_EOI,                    /* an EOI write with nothing in service */
-	KB_APIC_TSCDEADLINE,            /* TSC-deadline timer armed param[2] cycles ahead, wait in HLT */
-	KB_APIC_TSCDEADLINE_IMMED,      /* deadline already passed: the interrupt comes at once */
-	KB_APIC_IPI,                    /* vCPU 0 interrupts vCPU 1, which spins with IF=1 */
-	KB_APIC_IPI_HALT,               /* vCPU 0 interrupts vCPU 1, which waits in HLT */
+	KB_APIC_EOI,                    /* self_ipi_sti_nop over the x2APIC ICR; only the handler's EOI
+					 * (one interrupt in service) is timed: mailbox tsc_eoi */
+	KB_APIC_EOI_IDLE,               /* an EOI write with nothing in service */
+	KB_APIC_TSCDEADLINE,            /* IF=1: deadline param[2] cycles ahead, busy-wait for it */
+	KB_APIC_TSCDEADLINE_IMMED,      /* IF=1: deadline "now", serialised by CPUID, no wait */
+	KB_APIC_TSCDEADLINE_HLT,        /* deadline param[2] cycles ahead, waited for in STI; HLT */
+	KB_APIC_IPI,                    /* vCPU 1 idles in HLT; vCPU 0 sends and waits for its handler */
+	KB_APIC_IPI_HALT,               /* KB_APIC_IPI, then 2000 TSC cycles of busy wait */
+	KB_APIC_IPI_SPIN,               /* vCPU 1 spins with IF=1; vCPU 0 sends and waits for its handler */
+	KB_APIC_SELF_IPI_COALESCED,     /* a self-IPI every iteration, IF=1 only every other one: two
+					 * IPIs meet in the IRR and one is lost (selftest/irq_coalesced) */
 };
 
 /* What KB_LOOP_MEM does to every 4 KiB page of its range; args[0] returns the pages written,
- * args[1] the pages read or called. */
+ * args[1] the pages read or called, args[2] the pages whose content the guest found wrong, args[3]
+ * the GPA of the first of them, args[4] what it found there (see kb_mem_word()). */
 enum kb_mem_op {
-	KB_MEM_POPULATE = 1,  /* write a RET (0xc3) to the page's first byte */
-	KB_MEM_EXECUTE,       /* call the page's first byte */
-	KB_MEM_DIRTY,         /* write the 8-byte value to the pages kb_mem_page_written() selects, read the others */
+	KB_MEM_POPULATE = 1,  /* write the page's stub (KB_MEM_STUB_LEN bytes, kb_mem_stub()) to its start */
+	KB_MEM_EXECUTE,       /* call the page's stub; it must return kb_mem_stub_value() of its own GPA */
+	KB_MEM_DIRTY,         /* write kb_mem_word(GPA, value) to the pages kb_mem_page_written() selects, read
+			       * the others; both first check the page still holds what the last pass left */
 };
+
+/*
+ * What KB_MEM_DIRTY writes to the first 8 bytes of the page at 'gpa' in pass 'value' (populate is
+ * pass 0): the pass + 1 in bits 40 and up, the page's frame number below, so that a value found in
+ * the wrong place names the page and the pass it came from (0x0000020000100005: pass 1, GPA 0x100005000).
+ */
+static inline uint64_t kb_mem_word(uint64_t gpa, uint64_t value)
+{
+	return ((value + 1) << 40) | ((gpa >> 12) & ((1ULL << 40) - 1));
+}
+
+/* Whether 'found' is what a page at 'gpa' may hold when pass 'value' comes to it: the previous
+ * pass's word (nothing before populate: 0), or this pass's when another vCPU shares the page. */
+static inline int kb_mem_word_ok(uint64_t found, uint64_t gpa, uint64_t value)
+{
+	return found == kb_mem_word(gpa, value) || found == (value ? kb_mem_word(gpa, value - 1) : 0);
+}
+
+/* KB_MEM_POPULATE's stub: mov eax, imm32; ret, the imm32 naming its page (the low 32 bits of its frame
+ * number): an execute that lands on another page's stub returns the wrong number. */
+#define KB_MEM_STUB_LEN 6
+static inline uint32_t kb_mem_stub_value(uint64_t gpa)
+{
+	return (uint32_t)(gpa >> 12);
+}
+static inline void kb_mem_stub(uint64_t gpa, uint8_t out[KB_MEM_STUB_LEN])
+{
+	uint32_t v = kb_mem_stub_value(gpa);
+
+	out[0] = 0xb8;   /* mov eax, imm32 */
+	for (int i = 0; i < 4; i++)
+		out[1 + i] = (uint8_t)(v >> (8 * i));
+	out[5] = 0xc3;   /* ret */
+}
 
 /*
  * Whether KB_MEM_DIRTY writes page 'page' (counted from the start of its range) at 'percent'
@@ -120,8 +162,10 @@ static inline int kb_mem_page_written(uint64_t page, uint64_t percent)
 	return (page + 1) * percent / 100 != page * percent / 100;
 }
 
-#define KB_IPI_VECTOR     0xf0
-#define KB_TIMER_VECTOR   0xef
+/* kvm-unit-tests' vmexit vectors: IPI_TEST_VECTOR for self-IPIs and the TSC-deadline timer, and
+ * lib/x86/smp.c's IPI_VECTOR for on_cpu() between vCPUs. */
+#define KB_TEST_VECTOR    0xb0
+#define KB_SMP_VECTOR     0x20
 #define KB_SPURIOUS_VECTOR 0xff
 
 /* Between the vCPUs of a two-vCPU test, at KB_DATA_GPA. */
@@ -148,6 +192,11 @@ struct kb_mailbox {
 	volatile uint64_t shadow_violations;   /* interrupts taken inside STI's shadow, before HLT */
 	volatile uint64_t late_irq_nudges;     /* times a spinning IPI receiver had to exit to get its interrupt */
 	volatile uint64_t ipi_resends;         /* times the IPI sender sent again: the first never arrived */
+	uint64_t part_timed;     /* the loop's cycles are its EOIs' (tsc_eoi), not tsc_end - tsc_begin */
+	/* kvm-unit-tests' sub-timings, TSC cycles summed since the VM started: the self-IPI sends and
+	 * on_cpu() of ipi ("ipi"), the EOIs of the KB_TEST_VECTOR handler ("eoi") */
+	volatile uint64_t tsc_ipi;
+	volatile uint64_t tsc_eoi;
 	char msg[256];
 };
 

@@ -1,17 +1,26 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # deps.sh: install what kvmbench needs to build and test on Debian 12 (run as root).
 # Usage: scripts/deps.sh [--build-only]
 set -eu
 build="autoconf automake libtool pkg-config make gcc binutils libc6-dev linux-libc-dev
-	libcpuid-dev libhwloc-dev libnuma-dev libjson-c-dev libgsl-dev liblzma-dev"
-# Tests: jq reads results; qemu, the 6.1 kernel image, busybox, cpio and kmod make the SVM
+	libcpuid-dev libhwloc-dev libnuma-dev libjson-c-dev libyajl-dev libgsl-dev liblzma-dev nettle-dev
+	libyaml-dev libxml2-dev"
+# Tests: jq reads results; GNU time measures peak memory (hostile.test, tools/soak.sh --mixed); xmllint (libxml2-utils) validates the JUnit reports against tests/testdata/junit.xsd; valgrind and strace check memory and privileges (tests/scripts/valgrind.test,
+# privileges.test); groff renders the manual pages (man.test); qemu, the 6.1 kernel image, busybox, cpio and kmod make the SVM
 # testbed (tests/vm); chromium renders the HTML report; python3-jsonschema checks the schema;
-# linux-source-6.1 and patch check kernel/'s patches (tests/patches.test, tests/kernel/verify-6.1.sh);
+# linux-source-6.1 and patch check kernel/'s patches (tests/scripts/patches.test, tests/kernel/verify-6.1.sh);
+# linux-source-6.12 checks the manifest's rules on 6.12 (tests/kernel/verify-6.12.sh) and
+# linux-image-6.12-amd64 lets the testbed boot 6.12 (make check-vm KERNEL=6.12);
 # gcc-12 and the kernel build tools build the patched kvm modules for 'make check-patches'
-# (tests/kernel/testbed-ab.sh), with the headers of the installed kernel (below).
-test_tools="jq xz-utils util-linux qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
-	chromium python3-jsonschema linux-source-6.1 patch
-	gcc-12 flex bison bc libelf-dev libssl-dev dwarves"
+# (tests/kernel/testbed-ab.sh), with the headers of the installed kernel (below); ansible-core and
+# OpenSSH run contrib/ansible's playbook against network-namespace hosts (tests/scripts/ansible.test,
+# which builds its .deb with dpkg-dev's tools); time measures tools/fleet-bench.sh.
+test_tools="jq time libxml2-utils xz-utils util-linux qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
+	valgrind strace groff-base
+	chromium python3-jsonschema linux-source-6.1 linux-source-6.12 linux-image-6.12-amd64 patch
+	gcc-12 flex bison bc libelf-dev libssl-dev dwarves
+	ansible-core openssh-server openssh-client iproute2 dpkg-dev time"
 pkgs="$build"
 [ "${1:-}" = --build-only ] || pkgs="$pkgs $test_tools"
 if [ "$(id -u)" -ne 0 ]; then
@@ -23,6 +32,23 @@ apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $pkgs
 [ "${1:-}" != --build-only ] || exit 0
+# The arm64 cross build (make check-cross-arm64, scripts/cross-arm64.sh): the cross compiler, qemu's
+# user-mode emulator for its tests, and the arm64 -dev packages configure asks for.  libgsl-dev is
+# not Multi-Arch: same (installing libgsl-dev:arm64 removes libgsl-dev), so its arm64 files are
+# unpacked apart, into /var/cache/kvmbench/arm64-gsl, never installed.
+cross="gcc-aarch64-linux-gnu libc6-dev:arm64 linux-libc-dev:arm64 libhwloc-dev:arm64 libnuma-dev:arm64
+	libjson-c-dev:arm64 libyajl-dev:arm64 liblzma-dev:arm64 nettle-dev:arm64 libyaml-dev:arm64
+	libxml2-dev:arm64 libgsl27:arm64 libgslcblas0:arm64 qemu-user-static file"
+dpkg --print-foreign-architectures | grep -qx arm64 || { dpkg --add-architecture arm64 && apt-get update -qq; }
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $cross
+gsl=/var/cache/kvmbench/arm64-gsl
+if [ ! -f "$gsl/usr/lib/aarch64-linux-gnu/pkgconfig/gsl.pc" ]; then
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq libgsl-dev:arm64) && mkdir -p "$gsl" && dpkg -x "$tmp"/libgsl-dev_*_arm64.deb "$gsl"
+	rm -rf "$tmp"
+fi
 # The headers (.config, Module.symvers) of the kernel release linux-image-amd64 installed: the
 # patched modules must match the kernel the testbed boots.
 krel=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | sed -n 's/.*linux-image-\([0-9][^ ,]*\).*/\1/p')

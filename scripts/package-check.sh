@@ -1,8 +1,11 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck disable=SC2317 # the steps are functions called through step()
 # package-check.sh: build kvmbench's release tarball with 'make distcheck', then from that tarball
 # the Debian package (dpkg-buildpackage, checked with lintian and unpacked to run it) and the RPM
 # (rpmbuild; on Debian with --nodeps, since Debian's rpm database knows no Fedora packages).
+# The .deb is also installed, used and purged in a fresh Debian 12 root (mmdebstrap), built twice
+# to check that it is reproducible, and the RPM is checked with rpmlint.
 #
 # Usage: scripts/package-check.sh [WORKDIR]
 #   Run from a tree configured in place (as .ci/run leaves it: distcheck runs there) or from an
@@ -10,6 +13,8 @@
 #   needs when run as root.  Everything else goes to WORKDIR (default: a new directory in /tmp),
 #   which is kept: the .deb, the .rpm and the logs are there.
 #   KB_PACKAGE_TARBALL=kvmbench-VERSION.tar.gz packages that tarball instead, without distcheck.
+#   KB_PACKAGE_CACHE=DIR keeps the bootstrapped Debian 12 root there, one tarball a day
+#   (default /var/cache/kvmbench/mmdebstrap).
 #   KB_PACKAGE_TESTS=1 also runs the test suite inside dpkg-buildpackage and rpmbuild (by default
 #   they leave it out: distcheck has just run it on the same tarball).
 set -euo pipefail
@@ -54,7 +59,7 @@ finish() {
 # ---- tools, and the build dependencies debian/control names ----
 tools() {
 	local need=() p unmet
-	for p in debhelper dpkg-dev lintian rpm bash-completion jq pkgconf; do
+	for p in debhelper dpkg-dev lintian rpm rpmlint bash-completion jq pkgconf mmdebstrap diffoscope; do
 		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
 	done
 	if command -v dpkg-checkbuilddeps >/dev/null; then
@@ -91,10 +96,6 @@ else
 		[ "$last" -eq 0 ] || finish
 	fi
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
-	# The info and plan tests read CPUID dumps and topologies from ../shared/testdata of the source.
-	if [ -z "${KB_TESTDATA:-}" ] && [ -d "$srcdir/../shared/testdata" ]; then
-		export KB_TESTDATA=$srcdir/../shared/testdata
-	fi
 	# One CPU model and the cpuid suite in the SVM testbed are enough here: this checks that the
 	# tarball's testbed works; make check has booted both models with every suite already.
 	export TESTBED_CPUS=${TESTBED_CPUS:-EPYC-Rome} KB_SUITES=${KB_SUITES:-cpuid}
@@ -131,13 +132,17 @@ step versions versions
 # ---- Debian: dpkg-buildpackage from the tarball, lintian, unpack and run ----
 nocheck=nocheck
 [ "${KB_PACKAGE_TESTS:-0}" = 1 ] && nocheck=
-deb() {
-	rm -rf "$work/deb" && mkdir -p "$work/deb"
-	tar -xzf "$tarball" -C "$work/deb"
-	cd "$work/deb/kvmbench-$version"
+# build_deb DIR: unpack the tarball in DIR and build the packages there (they land in DIR).
+build_deb() {
+	rm -rf "$1" && mkdir -p "$1"
+	tar -xzf "$tarball" -C "$1"
+	cd "$1/kvmbench-$version"
 	dpkg-checkbuilddeps
 	DEB_BUILD_OPTIONS="$nocheck ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b
-	ls -l "$work"/deb/*.deb
+	ls -l "$1"/*.deb
+}
+deb() {
+	build_deb "$work/deb"
 	dpkg-deb --info "$work"/deb/kvmbench_"$version"-*_amd64.deb
 	dpkg-deb --contents "$work"/deb/kvmbench_"$version"-*_amd64.deb
 }
@@ -159,11 +164,171 @@ unpacked() {
 	fi
 	dpkg-deb --field "$work"/deb/kvmbench_"$version"-*_amd64.deb Depends
 }
+# ---- the .deb on a clean Debian 12, as a user installs it: apt resolves its dependencies ----
+# The mirror of this machine's apt sources that serves bookworm (deb822 or one-line style).
+bookworm_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk 'BEGIN { RS = ""; FS = "\n" }
+		     { t = s = u = ""
+		       for (i = 1; i <= NF; i++) {
+		         if ($i ~ /^Types:/) t = $i
+		         if ($i ~ /^Suites:/) s = $i
+		         if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) } }
+		       if (t ~ /[ \t]deb([ \t]|$)/ && s ~ /[ \t]bookworm([ \t]|$)/ && u != "") { print u; exit } }' "$f"
+	done
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		sed -n 's/^deb \(\[[^]]*\] \)*\([^ ]*\) bookworm .*/\2/p'
+	echo http://deb.debian.org/debian
+}
+# Bootstrapping takes minutes: the root (apt and man-db) is kept as a tarball, one a day.
+clean_root_tarball() {
+	local cache=${KB_PACKAGE_CACHE:-/var/cache/kvmbench/mmdebstrap} mirror tar
+	tar=$cache/bookworm-apt-man-db-$(date -u +%Y%m%d).tar
+	if [ -f "$tar" ]; then
+		echo "cached root: $tar" >&2
+	else
+		mirror=$(bookworm_mirror | head -n 1)
+		echo "bootstrapping Debian 12 from $mirror into $tar" >&2
+		mkdir -p "$cache"
+		rm -f "$cache"/bookworm-apt-man-db-*.tar
+		mmdebstrap --variant=apt --include=man-db bookworm "$tar.tmp.tar" "$mirror" >&2 || return 1
+		mv "$tar.tmp.tar" "$tar"
+	fi
+	echo "$tar"
+}
+# Runs inside the clean root, as root, in /root with the .deb beside it.
+clean_script() {
+	cat <<'SCRIPT'
+set -euxo pipefail
+cd /root
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+apt-get update -qq
+apt-get install -y ./kvmbench_*.deb
+dpkg -L kvmbench >/root/kvmbench.files
+kvmbench --version
+kvmbench info
+kvmbench list
+MANWIDTH=80 man kvmbench >/root/man.txt
+head -n 5 /root/man.txt
+grep -q 'kvmbench - benchmark suite' /root/man.txt
+bash -c '. /usr/share/bash-completion/completions/kvmbench && complete -p kvmbench'
+# No /dev/kvm here: a host suite named is refused with the reason, exit status 2.
+rc=0
+kvmbench run cpuid 2>/root/run-cpuid.err || rc=$?
+cat /root/run-cpuid.err
+[ "$rc" -eq 2 ] || { echo "kvmbench run cpuid without /dev/kvm: exit $rc, want 2" >&2; exit 1; }
+grep -q '^kvmbench: /dev/kvm: no such device' /root/run-cpuid.err
+# Without operands the host suites are skipped with the reason; the guest-side suites run only
+# under a hypervisor, and without them the run is refused (exit 2) with the same reason.
+rc=0
+kvmbench run -o /root/run.json 2>/root/run.err >/root/run.out || rc=$?
+cat /root/run.err
+echo "kvmbench run: exit $rc" >/root/run.rc
+SCRIPT
+}
+clean_purge_script() {
+	cat <<'SCRIPT'
+set -euxo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get purge -y kvmbench
+apt-get autoremove --purge -y
+left=0
+for p in /usr/bin/kvmbench /usr/share/kvmbench /usr/share/doc/kvmbench; do
+	[ ! -e "$p" ] || { echo "left after purge: $p" >&2; left=1; }
+done
+if ls /usr/share/man/man1/kvmbench* 2>/dev/null; then echo "man pages left after purge" >&2; left=1; fi
+while read -r p; do
+	# A path of the package still there and owned by no other package was left behind.
+	if [ -e "$p" ] && [ "$p" != /. ] && ! dpkg -S "$p" >/dev/null 2>&1; then
+		echo "left after purge: $p" >&2
+		left=1
+	fi
+done </root/kvmbench.files
+if dpkg -S kvmbench; then echo "dpkg -S kvmbench still finds files" >&2; left=1; fi
+if dpkg -l kvmbench 2>/dev/null | grep -q '^[a-z][a-z] '; then
+	dpkg -l kvmbench | tail -n 1
+	dpkg -l kvmbench | grep -q '^[up]n ' || { echo "kvmbench still known to dpkg" >&2; left=1; }
+fi
+exit "$left"
+SCRIPT
+}
+# in_root ROOT: run the script on stdin in ROOT, chrooted, with its own /proc and the host's /sys
+# in a mount namespace of its own (the mounts go with it, and never outlive it to be reached by
+# rm -rf ROOT); /dev is the root's own, which has no kvm.
+in_root() {
+	# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+	unshare --mount --propagation private sh -c \
+		'mount -t proc proc "$1/proc" && mount --rbind /sys "$1/sys" && exec chroot "$1" /bin/bash -s' \
+		sh "$1"
+}
+clean() {
+	local tar root=$work/clean-root rc
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "package-check: the clean-system install needs root (chroot)" >&2
+		return 1
+	fi
+	tar=$(clean_root_tarball)
+	rm -rf "$root" && mkdir -p "$root"
+	tar -xf "$tar" -C "$root"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	cp "$work"/deb/kvmbench_"$version"-*_amd64.deb "$root/root/"
+	ls -l "$root"/dev/kvm 2>/dev/null && { echo "the clean root has a /dev/kvm" >&2; return 1; }
+	(cd "$root/root" && clean_script | in_root "$root")
+	cat "$root/root/run.rc"
+	rc=$(sed -n 's/^kvmbench run: exit //p' "$root/root/run.rc")
+	case $rc in
+	0 | 1) # 1: a guest-side test failed or was invalid, a verdict on this machine, not the package.
+		grep -q '^kvmbench: host suites: skipped, /dev/kvm: no such device' "$root/root/run.err"
+		# Every host test is in the results, skipped with the reason; nothing else ran but guest/.
+		jq -e '[.tests[] | select(.suite != "guest")] | length > 0 and
+			all(.status == "skipped" and (.reason | startswith("/dev/kvm: no such device")))' \
+			"$root/root/run.json"
+		echo "kvmbench run: host suites skipped (no /dev/kvm), guest suites: $(jq -r \
+			'[.tests[] | select(.suite == "guest") | .status] | group_by(.) | map("\(length) \(.[0])") | join(", ")' \
+			"$root/root/run.json")" ;;
+	2)	grep -q '^kvmbench: /dev/kvm: no such device' "$root/root/run.err"
+		echo "kvmbench run: refused, no /dev/kvm and no hypervisor for the guest suites" ;;
+	*)	echo "kvmbench run in a root without /dev/kvm: exit $rc; want 0 or 1 (host suites skipped) or 2 (refused)" >&2
+		return 1 ;;
+	esac
+	clean_purge_script | in_root "$root"
+	echo "installed, used and purged on a clean Debian 12: nothing of kvmbench left"
+}
+# ---- the .deb is reproducible: a second build, elsewhere and later, gives the same bytes ----
+# SOURCE_DATE_EPOCH comes from debian/changelog (dpkg-buildpackage); the build path differs (a
+# deeper directory), and so do the time (minutes after the first build), the time zone and the
+# umask.
+reproducible() {
+	local dir=$work/deb2/second-build-in-another-directory f a b differ=0
+	(umask 0002 && TZ=Pacific/Kiritimati build_deb "$dir")
+	for a in "$work"/deb/*.deb "$work"/deb/*.ddeb; do
+		[ -f "$a" ] || continue
+		f=${a##*/}
+		b=$dir/$f
+		if [ ! -f "$b" ]; then
+			echo "the second build made no $f" >&2
+			differ=1
+		elif cmp -s "$a" "$b"; then
+			echo "identical: $f ($(sha256sum <"$a" | cut -c1-16)...)"
+		else
+			echo "DIFFERENT: $f; diffoscope's report (whole in $work/diffoscope-$f.txt):" >&2
+			diffoscope --text "$work/diffoscope-$f.txt" "$a" "$b" >/dev/null || true
+			[ ! -f "$work/diffoscope-$f.txt" ] || head -n 80 "$work/diffoscope-$f.txt" >&2
+			differ=1
+		fi
+	done
+	return "$differ"
+}
+
 step deb deb
 if [ "$last" -eq 0 ]; then
 	step lintian lint
 	step deb-unpack unpacked
 	grep -E '^[EWI]: ' "$work/lintian.log" || say "lintian: no tags"
+	step clean-install clean
+	step reproducible reproducible
 fi
 
 # ---- RPM: rpmbuild from the tarball ----
@@ -187,6 +352,15 @@ rpmpkg() {
 		rpm -qRp "$r"
 	done
 }
+# rpmlint: errors fail.  rpm/rpmlint.toml gives it what Fedora's configuration would (Debian's
+# rpmlint has none) and says why each filtered tag cannot apply here.
+rpmcheck() {
+	tar -xzf "$tarball" -O "kvmbench-$version/rpm/rpmlint.toml" >"$work/rpm/rpmlint.toml"
+	rpmlint -c "$work/rpm/rpmlint.toml" "$work/rpm/kvmbench.spec" "$work"/rpm/RPMS/*/kvmbench-"$version"-*.rpm
+}
 step rpm rpmpkg
+if [ "$last" -eq 0 ]; then
+	step rpmlint rpmcheck
+fi
 
 finish

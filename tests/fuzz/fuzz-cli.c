@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-cli.c: a command line, as kvmbench's main() hands it to a command: kb_cli_parse() with
  * the command's own option table and every extra option group it has (run: placement and each
  * suite's options), the option values as JSON, then the parsers commands apply to option and
@@ -9,14 +10,14 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "cli.h"
-#include "compare.h"
+#include "cli/cli.h"
+#include "results/compare.h"
 #include "fuzz.h"
-#include "guestmem.h"
-#include "kb.h"
-#include "patches.h"
-#include "topo.h"
-#include "writers.h"
+#include "vmm/guestmem.h"
+#include "core/kb.h"
+#include "patches/patches.h"
+#include "host/topo.h"
+#include "output/writers.h"
 
 enum { MAX_ARGS = 64, MAX_GROUPS = 16 };
 
@@ -41,7 +42,7 @@ static void reset(const struct kb_opt_group *g)
 
 		switch (g->opts[i].type) {
 		case KB_OPT_FLAG: memset(p, 0, sizeof(bool)); break;
-		case KB_OPT_INT: memset(p, 0, sizeof(int)); break;
+		case KB_OPT_INT: case KB_OPT_CHOICE: memset(p, 0, sizeof(int)); break;
 		case KB_OPT_DOUBLE: memset(p, 0, sizeof(double)); break;
 		case KB_OPT_STRING: *(const char **)(void *)p = NULL; break;
 		case KB_OPT_INT_LIST: memset(p, 0, sizeof(struct kb_int_list)); break;
@@ -103,12 +104,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ng += cmd->extra_groups(groups + ng, MAX_GROUPS - ng);
 	for (size_t g = 0; g < ng; g++) {
 		reset(&groups[g]);
-		if (kb_cli_apply_defaults(&groups[g]))
+		if (kb_opt_apply_defaults(&groups[g]))
 			abort();   /* a bad default in a table: a bug, found at once */
 	}
 	first = kb_cli_parse(cmd, groups, ng, argc, argv);
 	if (first > 0) {
-		json_object_put(kb_cli_options_json(groups, ng));
+		json_object_put(kb_opt_groups_json(groups, ng));
 		for (size_t g = 0; g < ng; g++) {
 			for (size_t i = 0; i < groups[g].nopts; i++)
 				if (groups[g].opts[i].type == KB_OPT_STRING) {

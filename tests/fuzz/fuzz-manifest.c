@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-manifest.c: the kernel/ bundle as 'kvmbench patches' loads it: features.json and the
  * Kvmbench-Patch headers of the patches it names (kb_bundle_open()), and a kernel tree's
  * Makefile (kb_tree_open()).
@@ -15,7 +16,7 @@
 #include <json-c/json.h>
 
 #include "fuzz.h"
-#include "patches.h"
+#include "patches/patches.h"
 
 static bool safe(const char *p, size_t n)
 {

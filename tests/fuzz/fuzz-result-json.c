@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-result-json.c: a results or baseline file, as 'compare', 'report' and 'run --baseline'
  * read it: json-c parses the bytes, kb_result_from_json() builds the model, and a model that
  * loads is then compared with itself and rendered by every writer, which is where the loaded
@@ -6,10 +7,10 @@
 #include <stdlib.h>
 #include <json-c/json.h>
 
-#include "compare.h"
+#include "output/compare-view.h"
 #include "fuzz.h"
-#include "result.h"
-#include "writers.h"
+#include "results/result.h"
+#include "output/writers.h"
 
 static FILE *sink(void)
 {

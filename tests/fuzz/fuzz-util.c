@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-util.c: helpers the fuzz targets share: the input as a string, a scratch directory. */
 #include <errno.h>
 #include <fcntl.h>

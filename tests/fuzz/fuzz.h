@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz.h: what kvmbench's fuzz targets share (tests/fuzz/README.md).  Each target is one file
  * defining LLVMFuzzerTestOneInput(); libFuzzer drives it under 'make fuzz', replay.c under
  * 'make check'. */

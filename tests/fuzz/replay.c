@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* replay.c: a fuzz target without libFuzzer, built with the ordinary compiler for 'make check'.
  *
  *   replay-TARGET FILE...   run LLVMFuzzerTestOneInput() once on each file, in this process
  *   replay-TARGET           TAP: each kept crasher (tests/fuzz/regressions/TARGET), each seed
  *                           (tests/fuzz/seeds/TARGET) and, for the CPUID and topology targets,
- *                           each real file of $KB_TESTDATA, in a child process of its own
+ *                           each real file of $KB_TESTDATA (patch-header: of kernel/patches),
+ *                           in a child process of its own
  *
  * A crash, a sanitizer report (the sanitizer build), a leak or an exit from the target fails. */
 #include <errno.h>
@@ -104,8 +106,12 @@ static int tap(void)
 	add_dir(src, "tests/fuzz/seeds/" KB_FUZZ_TARGET);
 	if (!strcmp(KB_FUZZ_TARGET, "cpuid-dump"))
 		add_dir(data, "cpuid");
+	if (!strcmp(KB_FUZZ_TARGET, "arm64-dump"))
+		add_dir(data, "arm64");
 	if (!strcmp(KB_FUZZ_TARGET, "topology"))
 		add_dir(data, "topology");
+	if (!strcmp(KB_FUZZ_TARGET, "patch-header"))
+		add_dir(src, "kernel/patches");
 	if (!nfiles) {
 		printf("1..0 # SKIP no inputs for %s (KB_SRCDIR=%s)\n", KB_FUZZ_TARGET, src ? src : "unset");
 		return 0;

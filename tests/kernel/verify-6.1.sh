@@ -1,7 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # verify-6.1.sh: checks kernel/patches and kernel/features.json against Debian's linux-source-6.1 (TAP).
 #
-# Standalone: needs sh, tar/xz, patch, grep, diff and jq; not the kvmbench binary.
+# Standalone: needs sh, tar/xz, patch, grep, diff and jq; with $KVMBENCH (make check sets it) also
+# 'kvmbench patches verify -k' on the same tree.  Shares verify-lib.sh with verify-6.12.sh.
 # Source of the tree, in order:
 #   KB_LINUX_SRC=DIR      an unpacked linux-source-6.1 tree (only read; work is done on a copy)
 #   KB_LINUX_TARBALL=F    default /usr/src/linux-source-6.1.tar.xz (apt-get install linux-source-6.1)
@@ -16,26 +18,10 @@ kdir=$top/kernel
 manifest=$kdir/features.json
 tarball=${KB_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
-n=0
-failed=0
-skip_reason=
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-verify-6.1.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-
-result() {	# result STATUS DESCRIPTION [DIAG-FILE]: one TAP line (and diagnostics)
-	n=$((n + 1))
-	if [ -n "$skip_reason" ]; then
-		echo "ok $n - $2 # SKIP $skip_reason"
-	elif [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ $# -ge 3 ] && [ -s "$3" ] && sed 's/^/# /' "$3"
-	fi
-	return 0
-}
+# shellcheck source=verify-lib.sh
+. "$here/verify-lib.sh"
 
 # ---- inputs ---------------------------------------------------------------------------------
 if ! command -v jq >/dev/null 2>&1; then
@@ -55,7 +41,7 @@ jq -e '.schema == "kvmbench-kernel-features" and .schema_version == 1
 result $? "features.json: schema 1, unique ids, valid status/arch/patch and rule shapes" "$tmp/diag"
 
 # Patch files named by the manifest, in apply order (file name order).
-jq -r '.features[] | select(.patch != null) | .patch' "$manifest" | sort >"$tmp/patches"
+kv_patches >"$tmp/patches"
 
 # ---- patch headers ---------------------------------------------------------------------------
 keys="Kvmbench-Patch Feature Title What Why Upstream Measured-By Expected-Effect Base Files"
@@ -89,101 +75,44 @@ done <"$tmp/patches"
 
 # ---- the tree: only the files the rules and patches name -------------------------------------
 # Without a tree the remaining tests still run (on an empty tree) but are reported as skipped.
-if [ -n "${KB_LINUX_SRC:-}" ] && [ ! -f "$KB_LINUX_SRC/Makefile" ]; then
-	skip_reason="KB_LINUX_SRC=$KB_LINUX_SRC is not a kernel tree (no Makefile)"
-elif [ -z "${KB_LINUX_SRC:-}" ] && [ ! -r "$tarball" ]; then
-	skip_reason="$tarball is absent (apt-get install linux-source-6.1, or set KB_LINUX_SRC)"
-fi
-{
-	echo Makefile
-	jq -r '.features[].source_tree | (.applicable_if, .present_if, .bundled_if) // [] | .[].file' "$manifest"
-	while read -r p; do sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$kdir/$p"; done <"$tmp/patches"
-} | sort -u >"$tmp/files"
+kv_tree 6.1 "$tarball"
 
-mkdir -p "$tmp/pristine"
-start=$(date +%s)
-if [ -n "$skip_reason" ]; then
-	origin="nowhere ($skip_reason)"
-elif [ -n "${KB_LINUX_SRC:-}" ]; then
-	(cd "$KB_LINUX_SRC" && while read -r f; do [ -e "$f" ] && echo "$f"; done <"$tmp/files" |
-		tar -cf - -T -) | tar -xf - -C "$tmp/pristine"
-	origin="KB_LINUX_SRC=$KB_LINUX_SRC"
-else
-	sed 's|^|linux-source-6.1/|' "$tmp/files" >"$tmp/members"
-	tar -xJf "$tarball" -C "$tmp" -T "$tmp/members" 2>"$tmp/tar.err"
-	[ -d "$tmp/linux-source-6.1" ] && cp -a "$tmp/linux-source-6.1/." "$tmp/pristine/"
-	origin=$tarball
-fi
-echo "# tree from $origin: $(wc -l <"$tmp/files") files, $(($(date +%s) - start)) s"
-
-mk=$tmp/pristine/Makefile
-v=$(sed -n 's/^VERSION = //p' "$mk" 2>/dev/null).$(sed -n 's/^PATCHLEVEL = //p' "$mk" 2>/dev/null)
-sub=$(sed -n 's/^SUBLEVEL = //p' "$mk" 2>/dev/null)
-echo "# kernel version $v.$sub"
-[ "$v" = "6.1" ]
-result $? "the tree is linux 6.1.y (found $v.$sub)"
-
-# ---- rule evaluation (the semantics kernel/README.md specifies) -----------------------------
-rule_holds() {	# rule_holds TREE RULE-JSON: 0 iff the file exists and (pattern found) == match
-	file=$(printf '%s' "$2" | jq -r .file)
-	want=$(printf '%s' "$2" | jq -r 'if .match == false then "no" else "yes" end')
-	[ -f "$1/$file" ] || return 1
-	if printf '%s' "$2" | jq -e 'has("fixed")' >/dev/null; then
-		grep -qF -e "$(printf '%s' "$2" | jq -r .fixed)" "$1/$file" && found=yes || found=no
-	else
-		grep -Ezq -e "$(printf '%s' "$2" | jq -r .regex)" "$1/$file" && found=yes || found=no
-	fi
-	[ "$found" = "$want" ]
-}
-
-set_holds() {	# set_holds TREE ID KEY: 0 all rules hold, 1 one fails, 2 the set is not defined
-	jq -e --arg id "$2" --arg k "$3" \
-		'.features[] | select(.id == $id) | .source_tree[$k] | type == "array" and length > 0' \
-		"$manifest" >/dev/null || return 2
-	jq -c --arg id "$2" --arg k "$3" '.features[] | select(.id == $id) | .source_tree[$k][]' \
-		"$manifest" >"$tmp/rules.$2.$3"
-	while read -r r; do
-		rule_holds "$1" "$r" || { echo "# rule failed: $r"; return 1; }
-	done <"$tmp/rules.$2.$3"
-	return 0
-}
-
-verdict() {	# verdict TREE ID: the source-tree verdict, without the dry-run step
-	st=$(jq -r --arg id "$2" '.features[] | select(.id == $id) | .status' "$manifest")
-	set_holds "$1" "$2" applicable_if >/dev/null
-	[ $? -eq 1 ] && { echo not-applicable; return; }
-	set_holds "$1" "$2" present_if >/dev/null
-	if [ $? -eq 0 ]; then
-		[ "$st" = known-bad ] && echo known-bad-present || echo present-upstream
-		return
-	fi
-	set_holds "$1" "$2" bundled_if >/dev/null
-	[ $? -eq 0 ] && { echo bundled-applied; return; }
-	[ "$st" = known-bad ] && echo known-bad-absent || echo absent
-}
-
-expect_verdicts() {	# expect_verdicts TREE PHASE: one TAP line per feature
-	jq -r '.features[] | "\(.id) \(.status)"' "$manifest" | while read -r id st; do
-		got=$(verdict "$1" "$id")
-		case "$2:$st" in
-		*:upstream) want=present-upstream ;;
-		*:known-bad) want=known-bad-absent ;;
-		before:bundled) want=absent ;;
-		after:bundled) want=bundled-applied ;;
-		esac
-		echo "$id $want $got"
-	done
-}
+# What Debian 6.1.192 has: the REQ_EVENT series without its fix, neither bundled feature, and
+# the arm64 change backported (kernel/features.json notes).  A feature not listed here fails.
+cat >"$tmp/want-6.1" <<'EOF'
+kvm-req-event-series present-upstream
+kvm-req-event-skip-on-eoi known-bad-absent
+kvm-cr8-intercept-on-ppr-update absent
+vmx-always-load-ia32-efer present-upstream
+vpmu-emulated-event-fastpath absent
+tdp-mmu-split-huge-page-on-fault absent
+arm64-remove-userspace-irqchip-in-use present-upstream
+EOF
 
 # ---- 6.1 as shipped --------------------------------------------------------------------------
-expect_verdicts "$tmp/pristine" before >"$tmp/before" 2>/dev/null
+kv_expect "$tmp/pristine" "$tmp/want-6.1" >"$tmp/before" 2>/dev/null
 while read -r id want got; do
 	echo "expected $want, got $got" >"$tmp/diag"
 	[ "$want" = "$got" ]
 	result $? "pristine 6.1: $id is $want" "$tmp/diag"
 done <"$tmp/before"
-[ "$(wc -l <"$tmp/before")" -eq 6 ]
-result $? "features.json describes the 6 features this test expects"
+[ "$(wc -l <"$tmp/before")" -eq "$(wc -l <"$tmp/want-6.1")" ]
+result $? "features.json describes the $(wc -l <"$tmp/want-6.1") features this test expects"
+
+# The program itself on the same tree: the dry run decides the bundled features, the arm64 one is
+# not-applicable on x86_64, and the missing fix of the REQ_EVENT series is a warning.
+if [ -z "$skip_reason" ] && [ -x "${KVMBENCH:-}" ]; then
+	sed -e 's/^\(vpmu-emulated-event-fastpath\|tdp-mmu-split-huge-page-on-fault\) absent$/\1 applies-cleanly/' \
+		-e 's/^\(arm64-[a-z0-9-]*\) .*/\1 not-applicable/' "$tmp/want-6.1" >"$tmp/want-bin"
+	kv_binary "$tmp/pristine" "$kdir" x86_64 "$tmp/bin" && kv_compare "$tmp/want-bin" "$tmp/bin" "$tmp/diag"
+	result $? "kvmbench patches verify -k on pristine 6.1 gives the expected verdicts" "$tmp/diag"
+	echo "the tree has kvm-req-event-series (present-upstream) but not its fix kvm-cr8-intercept-on-ppr-update (bb365a506b1e KVM: x86: Unconditionally recompute CR8 intercept on PPR update)" >"$tmp/want-warn"
+	diff "$tmp/want-warn" "$tmp/bin.warnings" >"$tmp/diag" 2>&1
+	result $? "kvmbench patches verify -k warns that 6.1 has the KVM_REQ_EVENT series without bb365a506b1e" "$tmp/diag"
+else
+	skip_one "kvmbench patches verify -k on pristine 6.1 gives the expected verdicts" "${skip_reason:-KVMBENCH is not set to the kvmbench binary}"
+	skip_one "kvmbench patches verify -k warns that 6.1 has the KVM_REQ_EVENT series without bb365a506b1e" "${skip_reason:-KVMBENCH is not set to the kvmbench binary}"
+fi
 
 # A rule engine that cannot see a change is no test: fake the known-bad change and look again.
 cp -a "$tmp/pristine" "$tmp/mutant"
@@ -207,7 +136,9 @@ while read -r p; do
 done <"$tmp/patches"
 result $rc "both patches apply, in order" "$tmp/diag2"
 
-expect_verdicts "$tmp/work" after >"$tmp/after" 2>/dev/null
+sed 's/^\(vpmu-emulated-event-fastpath\|tdp-mmu-split-huge-page-on-fault\) absent$/\1 bundled-applied/' \
+	"$tmp/want-6.1" >"$tmp/want-after"
+kv_expect "$tmp/work" "$tmp/want-after" >"$tmp/after" 2>/dev/null
 awk '$2 != $3' "$tmp/after" >"$tmp/diag"
 [ ! -s "$tmp/diag" ]
 result $? "patched 6.1: bundled features bundled-applied, upstream/known-bad verdicts unchanged" "$tmp/diag"

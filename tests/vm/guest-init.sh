@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 #
 # /init of the kvmbench testbed initramfs (run by busybox sh as PID 1 inside

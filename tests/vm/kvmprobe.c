@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kvmprobe - stand-in program for the kvmbench VM testbed.
  *

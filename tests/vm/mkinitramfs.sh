@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkinitramfs.sh - build the initramfs (cpio.gz) of the kvmbench KVM testbed.
 #
 # The image holds busybox-static, the given programs with their shared
@@ -110,7 +111,7 @@ tb_need_cmd sha256sum coreutils
 if [ -z "$krel" ]; then
 	if [ -z "$kernel" ]; then
 		kernel=$(tb_default_kernel)
-		[ -n "$kernel" ] || tb_die "no Debian 6.1 kernel image /boot/vmlinuz-6.1.0-*-amd64; install one with: apt-get install -y --no-install-recommends linux-image-amd64"
+		[ -n "$kernel" ] || tb_die "no Debian $(tb_kernel_series) kernel image /boot/vmlinuz-$(tb_kernel_series).*-amd64 (TESTBED_KERNEL_SERIES); install one with: apt-get install -y --no-install-recommends $(tb_kernel_package "$(tb_kernel_series)")"
 	fi
 	krel=$(tb_kernel_release "$kernel") ||
 		tb_die "cannot tell the kernel release from the name '$kernel' (want vmlinuz-RELEASE); give --kernel-release"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-vm.sh - run a program on the real kvm_amd module inside QEMU software
 # emulation (TCG emulating AMD SVM with nested paging), and bring its result
 # files back to the host.
@@ -24,7 +25,8 @@ Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
       --cpu MODEL        QEMU CPU model, +svm,+npt are added
                          (default $TESTBED_CPU or EPYC-Milan; also EPYC-Rome, EPYC)
   -k, --kernel VMLINUZ   kernel image (default $TESTBED_KERNEL or the newest
-                         /boot/vmlinuz-6.1.0-*-amd64)
+                         /boot/vmlinuz-SERIES.*-amd64, SERIES being
+                         $TESTBED_KERNEL_SERIES or 6.1; 6.12 is linux-image-6.12-amd64)
   -m, --mem MB           guest memory (default $TESTBED_MEM or 1024)
       --smp N            guest CPUs (default $TESTBED_SMP or 2)
       --tcg-thread MODE  single or multi: QEMU's TCG threading (default
@@ -97,6 +99,8 @@ while [ "$#" -gt 0 ]; do
 done
 
 [ -n "$outdir" ] || tb_die "no output directory given (-o OUTDIR)"
+tb_kernel_series_ok "$(tb_kernel_series)" ||
+	tb_die "TESTBED_KERNEL_SERIES='$(tb_kernel_series)' is not a kernel series such as 6.1 or 6.12"
 for v in mem smp limit; do
 	case ${!v} in '' | *[!0-9]* | 0) tb_die "--${v/limit/timeout} wants a positive whole number, not '${!v}'" ;; esac
 done
@@ -113,7 +117,7 @@ tb_need_cmd awk mawk
 
 if [ -z "$kernel" ]; then
 	kernel=$(tb_default_kernel)
-	[ -n "$kernel" ] || tb_die "no Debian 6.1 kernel image /boot/vmlinuz-6.1.0-*-amd64; install one with: apt-get install -y --no-install-recommends linux-image-amd64"
+	[ -n "$kernel" ] || tb_die "no Debian $(tb_kernel_series) kernel image /boot/vmlinuz-$(tb_kernel_series).*-amd64 (TESTBED_KERNEL_SERIES); install one with: apt-get install -y --no-install-recommends $(tb_kernel_package "$(tb_kernel_series)")"
 fi
 [ -r "$kernel" ] || tb_die "kernel image '$kernel' not found or not readable (package linux-image-amd64)"
 if [ -n "$initrd" ]; then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
 # Helpers shared by mkinitramfs.sh, run-vm.sh, testbed.test and tests/kernel/testbed-ab.sh (sourced, not run).
 
@@ -19,13 +20,38 @@ tb_need_cmd() {
 		tb_die "'$1' not found; install it with: apt-get install -y --no-install-recommends $2"
 }
 
-# Print the newest Debian 6.1 kernel image, /boot/vmlinuz-6.1.0-*-amd64
-# (version-sorted), or nothing if there is none.
+# The kernel series the testbed boots: $TESTBED_KERNEL_SERIES (make check-vm KERNEL=X.Y), default 6.1.
+tb_kernel_series() {
+	printf '%s' "${TESTBED_KERNEL_SERIES:-6.1}"
+}
+
+# tb_kernel_series_ok SERIES: SERIES is X.Y (digits), e.g. 6.1 or 6.12.
+tb_kernel_series_ok() {
+	case $1 in
+	[0-9]*.[0-9]*) case $1 in *[!0-9.]* | *.*.* | *.) return 1 ;; esac ;;
+	*) return 1 ;;
+	esac
+}
+
+# The Debian package that installs a kernel image of SERIES (6.1: the default linux-image-amd64).
+tb_kernel_package() {
+	if [ "$1" = 6.1 ]; then printf 'linux-image-amd64'; else printf 'linux-image-%s-amd64' "$1"; fi
+}
+
+# Print the newest Debian kernel image of the series (default tb_kernel_series), version-sorted:
+# /boot/vmlinuz-X.Y.N...-amd64 (6.1: vmlinuz-6.1.0-57-amd64, 6.12: vmlinuz-6.12.117+deb12-amd64);
+# nothing if there is none.
 tb_default_kernel() {
-	local k
-	k=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1.0-*-amd64' -type f 2>/dev/null |
+	local k series=${1:-$(tb_kernel_series)}
+	tb_kernel_series_ok "$series" || return 0
+	k=$(find /boot -maxdepth 1 -name "vmlinuz-$series.[0-9]*-amd64" -type f 2>/dev/null |
 		sort -V | tail -n 1)
 	printf '%s' "$k"
+}
+
+# tb_release_in_series RELEASE SERIES: RELEASE (uname -r) belongs to SERIES (6.1.0-57-amd64 to 6.1).
+tb_release_in_series() {
+	case $1 in "$2".[0-9]*) return 0 ;; *) return 1 ;; esac
 }
 
 # tb_kernel_release VMLINUZ: the release encoded in the file name vmlinuz-KREL.

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* advice.h: "what matters on this host": the facts the advice rules look at, and the advice. */
+#ifndef KB_ADVICE_H
+#define KB_ADVICE_H
+
+#include <json-c/json.h>
+
+#include "host/arm64.h"
+#include "host/cpu-info.h"
+
+/* ---- "what matters on this host" ---- */
+
+struct kb_host_facts {
+	const struct kb_cpu_info *cpu;  /* NULL: not known (a topology file alone): CPU rules are left out */
+	const struct kb_arm64_cpu *arm64; /* an arm64 machine's CPUs (src/host/arm64-decode.c's rules), or NULL */
+	const char *backend;        /* "kvm_intel", "kvm_amd", "kvm_pvm", NULL when unknown/offline */
+	json_object *params;        /* module parameter name -> string value; may be NULL */
+	int numa_nodes;             /* 0: unknown */
+	int threads_per_core;       /* 0: unknown */
+	const char *memory_only_nodes; /* list such as "2-3"; NULL or "" when none */
+};
+
+/* The advice that applies, as an array of { "id", "text" }. */
+json_object *kb_advice_json(const struct kb_host_facts *f);
+
+#endif

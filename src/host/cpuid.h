@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cpuid.h: the raw CPUID of a machine (this one, or a dump's): one block of leaves per logical CPU. */
+#ifndef KB_CPUID_H
+#define KB_CPUID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One CPUID result: leaf (EAX in), subleaf (ECX in), EAX/EBX/ECX/EDX out. */
+struct kb_cpuid_entry {
+	uint32_t leaf, subleaf;
+	uint32_t r[4];
+};
+
+/* The CPUID of one logical CPU. */
+struct kb_cpuid_cpu {
+	int os_index;               /* the OS's CPU number, or the dump's block number */
+	struct kb_cpuid_entry *e;
+	size_t n, cap;
+};
+
+/* The raw CPUID of a whole machine: one block per logical CPU (old dumps hold only one). */
+struct kb_cpuid_set {
+	struct kb_cpuid_cpu *cpu;
+	size_t ncpus, cap;
+	bool per_cpu;               /* blocks really are distinct logical CPUs */
+	bool live;                  /* read from this machine (kb_cpuid_collect), not from a dump */
+	bool libcpuid_format;       /* libcpuid's "basic_cpuid[N]=" lines: at most MAX_CPUID_LEVEL leaves a range */
+	char source[256];           /* "this machine" or the file name */
+};
+
+/* Read a raw CPUID dump: libcpuid's "basic_cpuid[N]=" format, AIDA64's "Logical CPU #N" and
+ * "CPUID Registers / Logical CPU #N" blocks, or InstLatX64's "CPU#000 AffMask" blocks; the file
+ * may be xz-compressed.  Everything after the first line of dashes is ignored. */
+int kb_cpuid_read_file(struct kb_cpuid_set *s, const char *path);
+int kb_cpuid_parse(struct kb_cpuid_set *s, const char *text);
+/* Whether every block lists its leaves up to the maximum leaf it reports (kb_cpuid_read_file()
+ * checks): -EINVAL naming the CPU and the leaf for a dump cut short. */
+int kb_cpuid_check_whole(const struct kb_cpuid_set *s);
+/* Execute CPUID (through libcpuid) on every CPU this process may run on. */
+int kb_cpuid_collect(struct kb_cpuid_set *s);
+void kb_cpuid_free(struct kb_cpuid_set *s);
+/* Look a leaf up; false when the CPU did not report it (beyond its maximum leaf, or absent). */
+bool kb_cpuid_get(const struct kb_cpuid_cpu *c, uint32_t leaf, uint32_t subleaf, uint32_t r[4]);
+
+/* For the readers: a new, empty CPU block; a leaf stored in a block (replacing the same
+ * leaf/subleaf); a leaf as stored, whatever the maximum leaf says (NULL when absent). */
+struct kb_cpuid_cpu *kb_cpuid_add_cpu(struct kb_cpuid_set *s, int os_index);
+void kb_cpuid_add_entry(struct kb_cpuid_cpu *c, uint32_t leaf, uint32_t sub, const uint32_t r[4]);
+const struct kb_cpuid_entry *kb_cpuid_find(const struct kb_cpuid_cpu *c, uint32_t leaf, uint32_t sub);
+
+#endif

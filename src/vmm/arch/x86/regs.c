@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* regs.c: x86 state for error messages: the key registers of a vCPU, exception vector names. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+
+#include "vmm/arch.h"
+#include "vmm/kvm.h"
+
+int kb_arch_vcpu_regs(struct kb_vcpu *vcpu, char *buf, size_t size)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs))
+		return -errno;
+	snprintf(buf, size,
+		 "rip=0x%llx rsp=0x%llx rflags=0x%llx rax=0x%llx rcx=0x%llx "
+		 "cr0=0x%llx cr3=0x%llx cr4=0x%llx efer=0x%llx",
+		 (unsigned long long)regs.rip, (unsigned long long)regs.rsp,
+		 (unsigned long long)regs.rflags, (unsigned long long)regs.rax,
+		 (unsigned long long)regs.rcx, (unsigned long long)sregs.cr0,
+		 (unsigned long long)sregs.cr3, (unsigned long long)sregs.cr4,
+		 (unsigned long long)sregs.efer);
+	return 0;
+}
+
+static const char *const vector_names[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "?", "#TS", "#NP",
+	"#SS", "#GP", "#PF", "?", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+};
+
+const char *kb_arch_vector_name(uint64_t vector)
+{
+	return vector < 32 && vector_names[vector] ? vector_names[vector] : "?";
+}
