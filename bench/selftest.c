@@ -21,6 +21,14 @@ static const struct kb_test_def tests[] = {
 	{ "irq_coalesced", "a self-IPI every iteration, interrupts open every other one: half are lost, must be invalid",
 	  KB_LOOP_APIC, 0, KB_NEED_IRQCHIP, true, .param = { KB_XAPIC, KB_APIC_SELF_IPI_COALESCED },
 	  .exits_on = { true, .intel = { 0, 20 }, .amd = { 0, 20 }, .pvm = { 0, 20 } }, .irqs_per_iter = 1 },
+	/* upstream's ipi, but the sender takes any IPI not handled within 1 TSC cycle for lost and
+	 * sends it again: every sample needs a recovery, each is taken again (KB_RECOVERY_RETAKES) and
+	 * still needs one, so interrupts_recovered_pct must call it invalid.  Resends add exits. */
+	{ "ipi_impatient", "ipi whose sender resends after 1 TSC cycle: every sample recovers, must be invalid",
+	  KB_LOOP_APIC, 0, KB_NEED_IRQCHIP | KB_NEED_X2APIC | KB_NEED_2VCPUS, true,
+	  .param = { KB_X2APIC, KB_APIC_IPI, 0, 1 },
+	  .exits_on = { true, .intel = { 0, 50 }, .amd = { 0, 50 }, .pvm = { 0, 50 } },
+	  .vcpus = 2, .lead_vcpu_only = true, .irqs_per_iter = 1 },
 	/* A known real difference for the compare calibration (tools/calibrate-compare.sh): the same
 	 * RDMSR loop, plain and with one extra RDMSR every 20 iterations (+5% exits, cross-checked). */
 	{ "rdmsr", "RDMSR IA32_TSC_ADJUST once per iteration: the A side of a known difference",
