@@ -99,7 +99,7 @@ static void print_virt_arm64(json_object *h)
 
 	printf("Virtualization (arm64)\n");
 	row("EL2", "%s", known(h, "virtualization.el2", "yes", "no: KVM cannot run guests"));
-	row("VHE", "%s", known(h, "virtualization.vhe", "yes (KVM in VHE mode)", "no (KVM in nVHE mode)"));
+	row("VHE", "%s", known(h, "virtualization.vhe", "yes (the CPU has FEAT_VHE)", "no (KVM in nVHE mode)"));
 	if (kb_json_path(h, "virtualization.kvm_mode_from"))
 		row("KVM mode", "%s (%s)", kb_json_path(h, "virtualization.kvm_mode") ? str(h, "virtualization.kvm_mode")
 			: "?", str(h, "virtualization.kvm_mode_from"));

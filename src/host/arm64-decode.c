@@ -228,8 +228,7 @@ json_object *kb_arm64_pmu_json(const struct kb_arm64_cpu *c)
 	return o;
 }
 
-static void add(json_object *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add(json_object *a, const char *id, const char *fmt, ...)
+void kb_arm64_advice_add(json_object *a, const char *id, const char *fmt, ...)
 {
 	json_object *o = json_object_new_object();
 	va_list ap;
@@ -250,45 +249,59 @@ void kb_arm64_advice(const struct kb_arm64_cpu *c, json_object *a)
 	struct kb_arm64_virt v;
 	struct ctype *t;
 	int n = core_types(c, &t);
+	const char *from, *mode = kb_arm64_kvm_mode(c, c->cmdline, &from);
 
 	for (int k = 0; k < n; k++)
 		free(t[k].cpus.p);
 	free(t);
 	kb_arm64_decode_virt(c, &v);
 	if (!p)
-		add(a, "arm64-unknown-core", "MIDR_EL1 %#010x (implementer %#04x, part %#05x): a core unknown to kvmbench's "
+		kb_arm64_advice_add(a, "arm64-unknown-core", "MIDR_EL1 %#010x (implementer %#04x, part %#05x): a core unknown to kvmbench's "
 		    "table (src/host/arm64-parts.c); advice that depends on the core is left out", c->cores[0].midr,
 		    KB_MIDR_IMPLEMENTER(c->cores[0].midr), KB_MIDR_PART(c->cores[0].midr));
 	if (n > 1)
-		add(a, "arm64-heterogeneous", "%d core designs (big.LITTLE or DynamIQ): exit costs depend on the core "
+		kb_arm64_advice_add(a, "arm64-heterogeneous", "%d core designs (big.LITTLE or DynamIQ): exit costs depend on the core "
 		    "a vCPU runs on; pin vCPUs to one kind with --cpus", n);
 	if (v.el2 == 0)
-		add(a, "arm64-no-el2", "ID_AA64PFR0_EL1.EL2 = 0: no EL2, so KVM cannot run guests on this machine");
-	if (v.vhe == 1)
-		add(a, "arm64-vhe", "VHE (ID_AA64MMFR1_EL1.VH = 1): the host kernel runs at EL2 and KVM in VHE mode "
+		kb_arm64_advice_add(a, "arm64-no-el2", "ID_AA64PFR0_EL1.EL2 = 0: no EL2, so KVM cannot run guests on this machine");
+	if (v.vhe == 1 && !strcmp(mode, "vhe"))  /* VH = 1 with kvm-arm.mode=: kb_arm64_boot_advice says what it chose */
+		kb_arm64_advice_add(a, "arm64-vhe", "VHE (ID_AA64MMFR1_EL1.VH = 1): the host kernel runs at EL2 and KVM in VHE mode "
 		    "unless booted with kvm-arm.mode=nvhe or protected, which makes every exit dearer");
 	else if (v.vhe == 0)
-		add(a, "arm64-nvhe", "no VHE (ID_AA64MMFR1_EL1.VH = 0): KVM runs split (nVHE), every exit switches "
+		kb_arm64_advice_add(a, "arm64-nvhe", "no VHE (ID_AA64MMFR1_EL1.VH = 0): KVM runs split (nVHE), every exit switches "
 		    "between EL1 and EL2 worlds; exit costs are not comparable with VHE hosts");
-	else
-		add(a, "arm64-vhe-unknown", "VHE or nVHE: not known from this data (the kernel hides EL2 fields from "
+	else if (v.vhe < 0)
+		kb_arm64_advice_add(a, "arm64-vhe-unknown", "VHE or nVHE: not known from this data (the kernel hides EL2 fields from "
 		    "user space; give id_aa64mmfr1_el1 in a dump, or see dmesg's 'VHE mode initialized')");
 	if (v.gic == 3)
-		add(a, "arm64-gicv4.1", "GICv4.1 CPU interface (ID_AA64PFR0_EL1.GIC = 3): direct injection of vLPIs "
+		kb_arm64_advice_add(a, "arm64-gicv4.1", "GICv4.1 CPU interface (ID_AA64PFR0_EL1.GIC = 3): direct injection of vLPIs "
 		    "and vSGIs is possible when the ITS is GICv4.1 too and kvm-arm.vgic_v4_enable=1; IPIs and LPIs "
 		    "then skip the hypervisor");
 	else if (v.gic == 1)
-		add(a, "arm64-gicv3", "GICv3/v4.0 CPU interface (ID_AA64PFR0_EL1.GIC = 1): no GICv4.1, so no direct "
+		kb_arm64_advice_add(a, "arm64-gicv3", "GICv3/v4.0 CPU interface (ID_AA64PFR0_EL1.GIC = 1): no GICv4.1, so no direct "
 		    "vSGI injection: guest IPIs exit to KVM; vLPIs can be injected directly only with a GICv4.0 ITS");
 	else if (v.gic == 0)
-		add(a, "arm64-no-gicv3", "no GIC system-register interface (ID_AA64PFR0_EL1.GIC = 0): no vGICv3 for "
+		kb_arm64_advice_add(a, "arm64-no-gicv3", "no GIC system-register interface (ID_AA64PFR0_EL1.GIC = 0): no vGICv3 for "
 		    "guests, only a memory-mapped GICv2 if the platform has one");
 	if (v.ecv >= 1)
-		add(a, "arm64-ecv", "FEAT_ECV%s: KVM can offset the guest's counters in hardware instead of trapping "
+		kb_arm64_advice_add(a, "arm64-ecv", "FEAT_ECV%s: KVM can offset the guest's counters in hardware instead of trapping "
 		    "counter accesses", v.ecv >= 2 ? " with CNTPOFF_EL2" : "");
 	if (v.pmuver == 0 || v.pmuver == 0xf)
-		add(a, "arm64-no-pmuv3", "%s PMU: KVM offers guests no vPMU, vPMU tests measure nothing here",
+		kb_arm64_advice_add(a, "arm64-no-pmuv3", "%s PMU: KVM offers guests no vPMU, vPMU tests measure nothing here",
 		    v.pmuver ? "an IMPLEMENTATION DEFINED" : "no");
+	else if (v.pmuver >= 1)
+		kb_arm64_advice_add(a, "arm64-pmuv3", "%s (ID_AA64DFR0_EL1.PMUVer = %d): KVM emulates the guest's PMUv3 "
+				    "with host perf events and traps every guest PMU register access, so vPMU tests measure "
+				    "those traps; the guest's version is capped at this one and at the kernel's limit "
+				    "(PMUv3 for Armv8.4 in Debian 6.1.192, Armv8.5 in 6.12.117)%s", kb_arm64_pmu_name(v.pmuver),
+				    v.pmuver, v.pmuver >= 6 ? ": with a kernel that allows Armv8.5, guests get 64-bit event "
+				    "counters" : "");
+	if (v.sve == 1)
+		kb_arm64_advice_add(a, "arm64-sve", "SVE: guests get it only when the VMM asks for it (KVM_ARM_VCPU_SVE); "
+				    "KVM switches FP/SVE state lazily, so a vCPU that used SVE has its vector registers "
+				    "saved when KVM_RUN returns to user space (user exits such as mmio_read_user), not on "
+				    "exits KVM answers itself (hvc)");
 	if (v.nv == 2)
-		add(a, "arm64-nv2", "FEAT_NV2: nested virtualization with the EL2 register file in memory is possible");
+		kb_arm64_advice_add(a, "arm64-nv2", "FEAT_NV2: nested virtualization with the EL2 register file in memory is possible");
+	kb_arm64_boot_advice(c, a);
 }

@@ -193,6 +193,14 @@ static int parse_cpuinfo(struct parser *p, int line, const char *key, const char
 			p->out->hwcaps = kb_xstrdup(v);
 		return 0;
 	}
+	if (!strcmp(key, "cmdline")) {  /* the machine's /proc/cmdline, put in the dump by whoever made it */
+		if (p->out->cmdline && strcmp(p->out->cmdline, v))
+			return kb_fail(EINVAL, "%s:%d: a second, different cmdline line: one machine has one kernel "
+				       "command line", p->name, line);
+		if (!p->out->cmdline)
+			p->out->cmdline = kb_xstrdup(v);
+		return 0;
+	}
 	for (int f = 0; f < F_NFIELDS; f++) {
 		if (strcmp(key, fields[f].key))
 			continue;
@@ -332,6 +340,11 @@ int kb_arm64_collect_at(const char *root, struct kb_arm64_cpu *out)
 	if (err)
 		return err;
 	out->source = "/proc/cpuinfo";
+	snprintf(path, sizeof(path), "%s/proc/cmdline", root);
+	if (!kb_read_all(path, 1 << 16, &info, &len)) {
+		info[strcspn(info, "\n")] = 0;
+		out->cmdline = info;
+	}
 	for (int i = 0; i < out->ncores; i++) {
 		uint64_t v;
 		char *end;
@@ -364,7 +377,9 @@ void kb_arm64_free(struct kb_arm64_cpu *c)
 {
 	free(c->cores);
 	free(c->hwcaps);
+	free(c->cmdline);
 	c->cores = NULL;
 	c->hwcaps = NULL;
+	c->cmdline = NULL;
 	c->ncores = 0;
 }

@@ -55,6 +55,7 @@ struct kb_arm64_cpu {
 	uint64_t reg[KB_A64_NREGS];
 	bool have_reg[KB_A64_NREGS];
 	char *hwcaps;           /* the first CPU's "Features" line of /proc/cpuinfo, or NULL */
+	char *cmdline;          /* the kernel command line (a dump's "cmdline" line, this host's /proc/cmdline), or NULL */
 	const char *source;     /* "dump", "sysfs", "/proc/cpuinfo" */
 };
 
@@ -94,5 +95,10 @@ json_object *kb_arm64_virt_json(const struct kb_arm64_cpu *c);
 json_object *kb_arm64_pmu_json(const struct kb_arm64_cpu *c);
 /* Appends { "id", "text" } advice entries for this machine to the array a. */
 void kb_arm64_advice(const struct kb_arm64_cpu *c, json_object *a);
+/* The advice on what c->cmdline makes of KVM (kvm-arm.mode=, kvm-arm.vgic_v4_enable=; src/host/arm64-mode.c);
+ * nothing when the command line is not known. */
+void kb_arm64_boot_advice(const struct kb_arm64_cpu *c, json_object *a);
+/* One { "id", "text" } entry appended to a. */
+void kb_arm64_advice_add(json_object *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -261,12 +261,11 @@ int kb_host_describe(struct kb_kvm *kvm, const struct kb_host_files *files, json
 		kb_json_set(o, "pmu", kb_arm64_pmu_json(&arm));
 		virt = kb_arm64_virt_json(&arm);
 	}
-	if (have_arm && live) {
-		char cmdline[4096];
+	/* This host's /proc/cmdline, or the one a dump names: kvm-arm.mode= decides before the registers. */
+	if (have_arm && (live || arm.cmdline)) {
 		const char *from;
 
-		kb_json_set_str(virt, "kvm_mode", kb_arm64_kvm_mode(&arm, kb_read_text("/proc/cmdline", cmdline,
-										       sizeof(cmdline)) ? NULL : cmdline, &from));
+		kb_json_set_str(virt, "kvm_mode", kb_arm64_kvm_mode(&arm, arm.cmdline, &from));
 		kb_json_set_str(virt, "kvm_mode_from", from);
 	}
 	if (!virt && have_cpu)

@@ -77,8 +77,9 @@ done <"$tmp/patches"
 # Without a tree the remaining tests still run (on an empty tree) but are reported as skipped.
 kv_tree 6.1 "$tarball"
 
-# What Debian 6.1.192 has: the REQ_EVENT series without its fix, neither bundled feature, and
-# the arm64 change backported (kernel/features.json notes).  A feature not listed here fails.
+# What Debian 6.1.192 has: the REQ_EVENT series without its fix, neither bundled feature, the
+# arm64 userspace_irqchip_in_use removal backported, and none of the later arm64 exit-path changes
+# (kernel/features.json notes).  A feature not listed here fails.
 cat >"$tmp/want-6.1" <<'EOF'
 kvm-req-event-series present-upstream
 kvm-req-event-skip-on-eoi known-bad-absent
@@ -87,6 +88,9 @@ vmx-always-load-ia32-efer present-upstream
 vpmu-emulated-event-fastpath absent
 tdp-mmu-split-huge-page-on-fault absent
 arm64-remove-userspace-irqchip-in-use present-upstream
+arm64-smccc-filter absent
+arm64-vgic-its-translation-cache-per-its absent
+arm64-vgic-v3-sgi-mpidr-table absent
 EOF
 
 # ---- 6.1 as shipped --------------------------------------------------------------------------
@@ -113,6 +117,24 @@ else
 	skip_one "kvmbench patches verify -k on pristine 6.1 gives the expected verdicts" "${skip_reason:-KVMBENCH is not set to the kvmbench binary}"
 	skip_one "kvmbench patches verify -k warns that 6.1 has the KVM_REQ_EVENT series without bb365a506b1e" "${skip_reason:-KVMBENCH is not set to the kvmbench binary}"
 fi
+
+# The arm64 features as an arm64 host's kvmbench judges this tree (the x86 ones are not-applicable there).
+if [ -z "$skip_reason" ] && [ -x "${KVMBENCH:-}" ]; then
+	sed -e '/^arm64-/!s/ .*/ not-applicable/' "$tmp/want-6.1" >"$tmp/want-arm"
+	kv_binary "$tmp/pristine" "$kdir" arm64 "$tmp/arm" && kv_compare "$tmp/want-arm" "$tmp/arm" "$tmp/diag"
+	result $? "kvmbench patches verify -k --arch arm64 on pristine 6.1: the arm64 verdicts as expected" "$tmp/diag"
+else
+	skip_one "kvmbench patches verify -k --arch arm64 on pristine 6.1: the arm64 verdicts as expected" "${skip_reason:-KVMBENCH is not set to the kvmbench binary}"
+fi
+
+# Planted: an ITS cache rule loose enough that 6.1's global list satisfies it too ("translation_cache"
+# is a substring of lpi_translation_cache), without the rule that the list is gone: 6.1 would pass as
+# having the per-ITS cache, and the check above must say so.
+kv_planted_bundle '(.features[] | select(.id == "arm64-vgic-its-translation-cache-per-its") | .source_tree.present_if) =
+	[{"file": "arch/arm64/kvm/vgic/vgic-its.c", "fixed": "translation_cache"}]' looseits
+kv_expect "$tmp/pristine" "$tmp/want-6.1" "$tmp/bundle-looseits/features.json" 2>/dev/null | awk '$2 != $3' >"$tmp/diag"
+grep -q '^arm64-vgic-its-translation-cache-per-its absent present-upstream$' "$tmp/diag"
+result $? "planted: an ITS cache rule that 6.1's global list also matches fails the 6.1 check" "$tmp/diag"
 
 # A rule engine that cannot see a change is no test: fake the known-bad change and look again.
 cp -a "$tmp/pristine" "$tmp/mutant"

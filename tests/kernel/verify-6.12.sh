@@ -40,6 +40,9 @@ vmx-always-load-ia32-efer present-upstream
 vpmu-emulated-event-fastpath present-upstream
 tdp-mmu-split-huge-page-on-fault present-upstream
 arm64-remove-userspace-irqchip-in-use present-upstream
+arm64-smccc-filter present-upstream
+arm64-vgic-its-translation-cache-per-its present-upstream
+arm64-vgic-v3-sgi-mpidr-table present-upstream
 EOF
 
 # ---- the rules, evaluated as kernel/README.md specifies -----------------------------------------
@@ -62,13 +65,13 @@ if [ -n "$have_bin" ]; then
 	result $? "kvmbench patches verify -k on 6.12 (x86_64): every feature as expected" "$tmp/diag"
 	[ ! -s "$tmp/bin.warnings" ]
 	result $? "kvmbench patches verify -k on 6.12 warns of no missing fix" "$tmp/bin.warnings"
-	kv_binary "$tmp/pristine" "$kdir" arm64 "$tmp/arm" &&
-		grep -qx 'arm64-remove-userspace-irqchip-in-use present-upstream' "$tmp/arm"
-	result $? "kvmbench patches verify -k --arch arm64 on 6.12: the arm64 change is present-upstream" "$tmp/arm"
+	sed -e '/^arm64-/!s/ .*/ not-applicable/' "$tmp/want" >"$tmp/want-arm"
+	kv_binary "$tmp/pristine" "$kdir" arm64 "$tmp/arm" && kv_compare "$tmp/want-arm" "$tmp/arm" "$tmp/diag"
+	result $? "kvmbench patches verify -k --arch arm64 on 6.12: the arm64 changes are present-upstream" "$tmp/diag"
 else
 	skip_one "kvmbench patches verify -k on 6.12 (x86_64): every feature as expected" "$nobin"
 	skip_one "kvmbench patches verify -k on 6.12 warns of no missing fix" "$nobin"
-	skip_one "kvmbench patches verify -k --arch arm64 on 6.12: the arm64 change is present-upstream" "$nobin"
+	skip_one "kvmbench patches verify -k --arch arm64 on 6.12: the arm64 changes are present-upstream" "$nobin"
 fi
 
 # ---- planted defects: each must make the check above fail ----------------------------------------
@@ -85,6 +88,30 @@ if [ -n "$have_bin" ]; then
 else
 	skip_one "planted: the same wrong rule fails the 6.12 check (kvmbench)" "$nobin"
 fi
+
+# An SMCCC filter rule written from 6.1's handler (the name of the old entry point): 6.12 no longer has
+# it, so the feature would come out absent on the tree that has it.
+kv_planted_bundle '(.features[] | select(.id == "arm64-smccc-filter") | .source_tree.present_if) =
+	[{"file": "arch/arm64/kvm/hypercalls.c", "fixed": "kvm_hvc_call_handler"}]' oldsmccc
+kv_expect "$tmp/pristine" "$tmp/want" "$tmp/bundle-oldsmccc/features.json" 2>/dev/null | awk '$2 != $3' >"$tmp/diag"
+grep -q '^arm64-smccc-filter present-upstream absent$' "$tmp/diag"
+result $? "planted: an SMCCC filter rule with 6.1's handler name fails the 6.12 check (rules)" "$tmp/diag"
+if [ -n "$have_bin" ]; then
+	kv_binary "$tmp/pristine" "$tmp/bundle-oldsmccc" arm64 "$tmp/arm-old"
+	! kv_compare "$tmp/want-arm" "$tmp/arm-old" "$tmp/diag"
+	result $? "planted: the same wrong rule fails the 6.12 check (kvmbench --arch arm64)" "$tmp/diag"
+else
+	skip_one "planted: the same wrong rule fails the 6.12 check (kvmbench --arch arm64)" "$nobin"
+fi
+
+# The tree with the SGI dispatch put back to a walk over every vCPU: the MPIDR-table feature is absent.
+cp -a "$tmp/pristine" "$tmp/sgiwalk"
+sed -i 's/c_vcpu = kvm_mpidr_to_vcpu(kvm, mpidr | aff0);/c_vcpu = walk_vcpus(kvm, mpidr | aff0);/' \
+	"$tmp/sgiwalk/arch/arm64/kvm/vgic/vgic-mmio-v3.c"
+got=$(verdict "$tmp/sgiwalk" arm64-vgic-v3-sgi-mpidr-table)
+echo "got $got" >"$tmp/diag"
+[ "$got" = absent ]
+result $? "planted: 6.12 with the SGI targets found another way has the MPIDR-table feature absent" "$tmp/diag"
 
 # A vPMU rule that only the older series patch satisfies is not enough: drop the pmu.h rule and
 # break the pmu.c one (a typo), the feature must no longer be present-upstream.

@@ -283,6 +283,13 @@ static void live(void)
 	ok(!err && c.ncores == 2 && c.cores[0].midr == 0x413fd0c1 && !c.cores[0].have_revidr &&
 	   c.cores[1].midr == 0x413fd0c2 && c.cores[1].have_revidr && c.cores[1].revidr == 1 && strstr(c.source, "sysfs"),
 	   "live: cpu1's MIDR_EL1 and REVIDR_EL1 from sysfs, cpu0's from /proc/cpuinfo (%s)", err ? kb_last_error() : c.source);
+	ok(!err && !c.cmdline, "live without /proc/cmdline: the command line is not known");
+	if (!err)
+		kb_arm64_free(&c);
+	put(root, "proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/vda kvm-arm.mode=protected\n");
+	err = kb_arm64_collect_at(root, &c);
+	ok(!err && c.cmdline && !strcmp(c.cmdline, "BOOT_IMAGE=/vmlinuz root=/dev/vda kvm-arm.mode=protected"),
+	   "live: the kernel command line from /proc/cmdline, without its line end (%s)", !err && c.cmdline ? c.cmdline : "none");
 	if (!err)
 		kb_arm64_free(&c);
 	put(root, "proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n\n");
@@ -333,6 +340,51 @@ static void kvm_mode(void)
 	}
 }
 
+/* What the kernel command line makes of KVM: kvm-arm.mode= and kvm-arm.vgic_v4_enable= as the kernel reads them. */
+static void boot_advice(void)
+{
+	static const char v41[] = "id_aa64pfr0_el1 0x3000000\nid_aa64mmfr1_el1 0x100\n";
+	static const struct {
+		const char *regs, *cmdline, *id;
+		bool want;
+		const char *what;
+	} cases[] = {
+		{ v41, "root=/dev/vda kvm-arm.vgic_v4_enable=1", "arm64-gicv4.1-direct-on", true, "vgic_v4_enable=1: on" },
+		{ v41, "kvm-arm.vgic_v4_enable=on quiet", "arm64-gicv4.1-direct-on", true, "vgic_v4_enable=on: on" },
+		{ v41, "kvm-arm.vgic_v4_enable=Y", "arm64-gicv4.1-direct-on", true, "vgic_v4_enable=Y: on" },
+		{ v41, "root=/dev/vda", "arm64-gicv4.1-direct-off", true, "no vgic_v4_enable: off, KVM's default" },
+		{ v41, "root=/dev/vda", "arm64-gicv4.1-direct-on", false, "no vgic_v4_enable: not on" },
+		{ v41, "kvm-arm.vgic_v4_enable=1 kvm-arm.vgic_v4_enable=0", "arm64-gicv4.1-direct-off", true,
+		  "the last vgic_v4_enable= wins" },
+		{ v41, "kvm-arm.vgic_v4_enable=off", "arm64-gicv4.1-direct-off", true, "vgic_v4_enable=off: off" },
+		{ v41, "kvm-arm.vgic_v4_enable=maybe", "arm64-gicv4.1-direct-on", false, "a value kstrtobool refuses: not on" },
+		{ v41, "xkvm-arm.vgic_v4_enable=1", "arm64-gicv4.1-direct-on", false, "a longer word is not the parameter" },
+		{ "id_aa64pfr0_el1 0x1000000\n", "kvm-arm.vgic_v4_enable=1", "arm64-gicv4.1-direct-on", false,
+		  "GIC=1: no GICv4.1 direct injection whatever the command line" },
+		{ "id_aa64pfr0_el1 0x1000000\n", "root=/dev/vda", "arm64-gicv4.1-direct-off", false,
+		  "GIC=1: no advice on vgic_v4_enable" },
+		{ v41, "kvm-arm.mode=nvhe", "arm64-kvm-nvhe-forced", true, "VH=1 and kvm-arm.mode=nvhe: forced nVHE" },
+		{ v41, "kvm-arm.mode=nvhe", "arm64-vhe", false, "VH=1 and kvm-arm.mode=nvhe: not called VHE" },
+		{ v41, "kvm-arm.mode=protected", "arm64-kvm-protected", true, "kvm-arm.mode=protected: pKVM" },
+		{ v41, "kvm-arm.mode=none", "arm64-kvm-disabled", true, "kvm-arm.mode=none: KVM off" },
+		{ v41, "quiet", "arm64-vhe", true, "VH=1, no kvm-arm.mode=: VHE" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *t = kb_xasprintf("%scmdline: %s\n", cases[i].regs, cases[i].cmdline);
+
+		ok(has_advice(t, cases[i].id) == cases[i].want, "%s: %s %s", cases[i].what, cases[i].id,
+		   cases[i].want ? "given" : "not given");
+		free(t);
+	}
+	ok(!has_advice(v41, "arm64-gicv4.1-direct-off") && !has_advice(v41, "arm64-gicv4.1-direct-on"),
+	   "no command line: nothing said of vgic_v4_enable");
+	ok(has_advice("id_aa64dfr0_el1 0x400\n", "arm64-pmuv3") && !has_advice("id_aa64dfr0_el1 0x0\n", "arm64-pmuv3") &&
+	   !has_advice("id_aa64dfr0_el1 0xf00\n", "arm64-pmuv3"), "PMUVer 4: PMUv3 advice; 0 and 0xf: none");
+	ok(has_advice("id_aa64pfr0_el1 0x100000000\n", "arm64-sve") && !has_advice("id_aa64pfr0_el1 0x0\n", "arm64-sve"),
+	   "SVE=1: SVE advice; SVE=0: none");
+}
+
 int main(void)
 {
 	table_rows();
@@ -340,6 +392,7 @@ int main(void)
 	damaged();
 	fields();
 	kvm_mode();
+	boot_advice();
 	real_dumps();
 	live();
 	return tap_done();

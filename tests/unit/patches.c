@@ -321,7 +321,7 @@ static void test_bundle(const char *kdir, struct kb_bundle *b)
 		       !b->features[i].patch == kb_json_is_null(kb_json_get(fj, "patch"));
 		nbundled += b->features[i].patch != NULL;
 	}
-	ok(same && b->nfeatures == 7, "its %zu features are the manifest's, in order, with their status and arch", b->nfeatures);
+	ok(same && b->nfeatures == 10, "its %zu features are the manifest's, in order, with their status and arch", b->nfeatures);
 	ok(nbundled == 2, "2 bundled features (%zu)", nbundled);
 	f = kb_bundle_feature(b, "kvm-req-event-skip-on-eoi");
 	ok(f && !strcmp(f->status, "known-bad") && !f->patch, "kvm-req-event-skip-on-eoi is known-bad, without a patch");
@@ -334,10 +334,10 @@ static void test_bundle(const char *kdir, struct kb_bundle *b)
 	   "kvm-cr8-intercept-on-ppr-update is upstream bb365a506b1e and fixes kvm-req-event-series");
 	list = kb_bundle_list_json(b);
 	ok(json_object_array_length(kb_json_get(list, "patches")) == 2 &&
-	   json_object_array_length(kb_json_get(list, "features")) == 7 &&
+	   json_object_array_length(kb_json_get(list, "features")) == 10 &&
 	   !strcmp(kb_json_get_str(kb_json_path(list, "bundle"), "source"), "--bundle") &&
 	   !strcmp(kb_json_get_str(kb_json_get(list, "base"), "kernel"), "6.1.192"),
-	   "list JSON: 2 patches, 7 features, the bundle's origin, base 6.1.192");
+	   "list JSON: 2 patches, 10 features, the bundle's origin, base 6.1.192");
 	json_object_put(list);
 	/* $KVMBENCH_KERNEL_DIR chooses it too. */
 	setenv("KVMBENCH_KERNEL_DIR", kdir, 1);
