@@ -13,6 +13,7 @@ extern const struct kb_suite kb_suite_execperf;
 extern const struct kb_suite kb_suite_dirtylog;
 extern const struct kb_suite kb_suite_selftest;
 extern const struct kb_suite kb_suite_guest;
+extern const struct kb_suite kb_suite_microbench;
 
 const struct kb_suite *const kb_suites[] = {
 	&kb_suite_cpuid,
@@ -21,6 +22,7 @@ const struct kb_suite *const kb_suites[] = {
 	&kb_suite_execperf,
 	&kb_suite_dirtylog,
 	&kb_suite_selftest,
+	&kb_suite_microbench,
 	/* guest-side suites: measured from inside this machine, no /dev/kvm needed */
 	&kb_suite_guest,
 };
@@ -43,6 +45,9 @@ const struct kb_test_def *kb_find_test(const struct kb_suite *s, const char *nam
 	return NULL;
 }
 
+_Static_assert(KB_LOOP_X86 == KB_ARCH_X86 && KB_LOOP_ARM64 == KB_ARCH_ARM64,
+	       "include/kb_loops.h's architecture bits are enum kb_arch's");
+
 int kb_suites_validate(void)
 {
 	for (size_t i = 0; i < kb_nsuites; i++) {
@@ -59,6 +64,11 @@ int kb_suites_validate(void)
 
 			if (!d->name || !d->summary || (!s->run && (d->loop <= 0 || d->loop >= KB_LOOP_MAX)))
 				return kb_fail(EINVAL, "suite %s: test #%zu is incomplete", s->name, t);
+			/* A loop must be in the guest image of every architecture the suite runs on (the
+			 * loop's arches in include/kb_loops.h are enum kb_arch's bits). */
+			if (d->loop > 0 && d->loop < KB_LOOP_MAX && (kb_loop_arches(d->loop) & s->arches) != s->arches)
+				return kb_fail(EINVAL, "suite %s: test %s's guest loop #%d is not in the guest image of "
+					       "every architecture the suite runs on", s->name, d->name, (int)d->loop);
 			for (size_t u = 0; u < t; u++)
 				if (!strcmp(s->tests[u].name, d->name))
 					return kb_fail(EINVAL, "suite %s: test name '%s' is used twice", s->name, d->name);

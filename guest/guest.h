@@ -17,7 +17,7 @@ void guest_abort(const char *file, int line, const char *what);
 /* A measured loop: run 'iters' iterations with the parameters the host gave. */
 typedef void (*guest_loop_fn)(struct kb_mailbox *mb, uint64_t iters);
 
-#define GUEST_LOOP_PROTO(NAME, name) void loop_##name(struct kb_mailbox *mb, uint64_t iters);
+#define GUEST_LOOP_PROTO(NAME, name, ARCHES) void loop_##name(struct kb_mailbox *mb, uint64_t iters);
 KB_LOOP_LIST(GUEST_LOOP_PROTO)
 #undef GUEST_LOOP_PROTO
 

@@ -2,9 +2,10 @@
 /* main.c: the guest's dispatcher: set up the traps, then run what the host asks for. */
 #include "guest.h"
 
-/* The one table of guest loops, indexed by enum kb_loop and generated from kb_loops.h. */
+/* The one table of guest loops, indexed by enum kb_loop and generated from kb_loops.h; a loop this
+ * architecture's image lacks (GUEST_ARCH_LOOPS, arch/<arch>/arch.h) is NULL, refused below. */
 static const guest_loop_fn loops[KB_LOOP_MAX] = {
-#define GUEST_LOOP_ENTRY(NAME, name) [KB_LOOP_##NAME] = loop_##name,
+#define GUEST_LOOP_ENTRY(NAME, name, ARCHES) [KB_LOOP_##NAME] = ((ARCHES) & GUEST_ARCH_LOOPS) ? loop_##name : 0,
 	KB_LOOP_LIST(GUEST_LOOP_ENTRY)
 #undef GUEST_LOOP_ENTRY
 };

@@ -61,9 +61,52 @@ _Static_assert(KB_PD_HIGH_GPA + KB_PD_HIGH_MAX * 0x1000ULL <= KB_DATA_GPA, "the 
 #define KB_IOEVENTFD_PORT 0xe000
 #define KB_IOEVENTFD_GPA  (KB_MMIO_GPA + 0x1000)
 
+/*
+ * arm64 (issue #16): the same layout from KB_IMAGE_GPA up (image, vCPU areas, stacks, suites' data);
+ * the host's stage-1 identity map instead of x86's page tables, and devices below KB_MMIO_GPA
+ * in the first GiB, which base memory must stay under (KB_ARM64_MEM_MAX).
+ */
+#define KB_ARM64_PGT_GPA      0x10000ULL      /* level 0 table; level 1 at +0x1000, level 2 (GiB 0) at +0x2000 */
+#define KB_ARM64_GICD_GPA     0x3f000000ULL   /* vGICv3 distributor, 64 KiB */
+#define KB_ARM64_GITS_GPA     0x3f020000ULL   /* its ITS, 128 KiB (64 KiB aligned) */
+#define KB_ARM64_GICR_GPA     0x3f100000ULL   /* redistributors, 128 KiB per vCPU */
+#define KB_ARM64_GICR_SIZE    0x20000ULL
+#define KB_ARM64_MAX_VCPUS    ((KB_MMIO_GPA - KB_ARM64_GICR_GPA) / KB_ARM64_GICR_SIZE)   /* 104 */
+#define KB_ARM64_MEM_MAX      KB_ARM64_GICD_GPA
+#define KB_ARM64_DEVICE_GPA   0x3f000000ULL   /* from here to 1 GiB: device memory in the stage-1 map */
+/* arm64's call channel: the guest writes the call number (32 bits) here, an address no memslot
+ * or device backs, so every write is a KVM_EXIT_MMIO to kvmbench (x86: an OUT to KB_UCALL_PORT). */
+#define KB_UCALL_GPA          (KB_MMIO_GPA + 0x2000)
+/* The GIC's interrupt numbers the arm64 guest uses: the SGI between vCPUs (kvm-unit-tests
+ * micro-bench's gic_ipi_send_single(1, 1)), the virtual timer's PPI (KVM's default, as QEMU's
+ * virt board), the LPI and its ITS device/event (micro-bench's lpi_prep: 8199, device 2, event 20,
+ * collection 1 on PE 1), and GICv3's "no interrupt pending" INTID. */
+#define KB_GIC_SGI            1
+#define KB_GIC_VTIMER_PPI     27
+#define KB_GIC_LPI_INTID      8199
+#define KB_GIC_ITS_DEVICE     2
+#define KB_GIC_ITS_EVENT      20
+#define KB_GIC_ITS_COLLECTION 1
+#define KB_GIC_SPURIOUS       1023
+/* The ITS tables the guest hands the ITS (GITS_BASER device and collection tables, the command
+ * queue) and the redistributors' LPI tables (GICR_PROPBASER, GICR_PENDBASER per vCPU), in KB_DATA_GPA's
+ * memory after struct kb_shared: 64 KiB each, pending tables 64 KiB per vCPU. */
+#define KB_GIC_TABLES_GPA     (KB_DATA_GPA + 0x100000ULL)
+
+/* What KB_LOOP_GIC does per iteration (kvm-unit-tests arm/micro-bench.c's tests of the GIC). */
+enum kb_gic_test {
+	KB_GIC_EOI = 1,    /* write KB_GIC_SPURIOUS to ICC_EOIR1_EL1: nothing is in service */
+	KB_GIC_IPI,        /* vCPU 0: SGI KB_GIC_SGI to vCPU 1 (ICC_SGI1R_EL1), wait for its handler; vCPU 1
+			    * spins with interrupts on */
+	KB_GIC_LPI_ITS,    /* vCPU 0: an ITS INT command (device, event) to the queue, GITS_CWRITER written;
+			    * the LPI goes to vCPU 1, which spins with interrupts on; vCPU 0 waits for its handler */
+	KB_GIC_TIMER,      /* the virtual timer's compare value param[2] ticks ahead, enabled; spin until its
+			    * interrupt (on this vCPU) is taken */
+};
+
 enum kb_ucall {
 	KB_UC_NEXT = 1,   /* previous op done (results in mailbox); what next? */
-	KB_UC_FAULT,      /* args: vector, error code, rip, cr2-ish */
+	KB_UC_FAULT,      /* args: vector, error code, rip, cr2-ish; arm64: ESR_EL1's class, ESR_EL1, ELR_EL1, FAR_EL1 */
 	KB_UC_ABORT,      /* msg holds "file:line: text" */
 	KB_UC_PRINT,      /* msg holds text for the host's debug log */
 	KB_UC_PROGRESS,   /* a long loop is still running: the host enters the guest again at once */
@@ -171,6 +214,9 @@ static inline int kb_mem_page_written(uint64_t page, uint64_t percent)
 /* Between the vCPUs of a two-vCPU test, at KB_DATA_GPA. */
 struct kb_shared {
 	volatile uint64_t receiver_ready;   /* vCPU 1 has its APIC and interrupts on */
+	volatile uint64_t irq_received;     /* arm64: the receiver's handler took the SGI or LPI (micro-bench's irq_received) */
+	volatile uint64_t its_ready;        /* arm64: vCPU 0 has mapped the ITS device, collection and LPI */
+	volatile uint64_t its_cwriter;      /* arm64: vCPU 0's next command queue offset */
 };
 
 struct kb_mailbox {

@@ -22,6 +22,7 @@ struct kb_exit_range kb_test_expected_exits(const struct kb_test_def *t, const s
 	case KB_BACKEND_INTEL: r = t->exits_on.intel; break;
 	case KB_BACKEND_AMD: r = t->exits_on.amd; break;
 	case KB_BACKEND_PVM: return t->exits_on.pvm;
+	case KB_BACKEND_ARM64: return t->exits_on.arm64;
 	default: return (struct kb_exit_range){ t->exits_per_iter, t->exits_per_iter };
 	}
 	if (t->exits_on.exact_without_apic_virt && kvm->apic_virt == 0)

@@ -39,10 +39,16 @@ struct kb_exit_range {
 /* Exits per iteration where the backends differ (e.g. an MSR one passes through and another traps). */
 struct kb_backend_exits {
 	bool set;
-	struct kb_exit_range intel, amd, pvm;
+	struct kb_exit_range intel, amd, pvm, arm64;
 	/* VMX and SVM: the ranges span what APICv/AVIC may absorb (lo: the exits the architecture
 	 * guarantees, HLT's say); with the APIC not virtualized every exit happens: exactly hi. */
 	bool exact_without_apic_virt;
+};
+
+/* A KVM vCPU stat one iteration must add to, per iteration (arm64's hvc_exit_stat, say). */
+struct kb_stat_count {
+	const char *name;           /* NULL: none */
+	double per_iter;
 };
 
 struct kb_test_def {
@@ -58,6 +64,7 @@ struct kb_test_def {
 	bool lead_vcpu_only;        /* only vCPU 0 iterates; the others serve it */
 	double irqs_per_iter;       /* interrupts the guest must take per iteration; 0: no check */
 	struct kb_ioeventfd ioeventfd;   /* len != 0: writes KVM completes itself, each one counted */
+	struct kb_stat_count stats[2];   /* KVM stats the exits must show up in, cross-checked like exits */
 };
 
 struct kb_machine;

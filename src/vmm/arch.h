@@ -50,7 +50,8 @@ int kb_arch_machine_vcpu_setup(struct kb_machine *m, int vcpu, const struct kb_m
  * m->guest_page's pages); kb_machine_add_memory() has checked the range. */
 int kb_arch_machine_map(struct kb_machine *m, uint64_t gpa, uint64_t size);
 
-/* The short name of a guest exception vector ("#GP"), or "?". */
-const char *kb_arch_vector_name(uint64_t vector);
+/* The message for a guest exception the guest reported (KB_UC_FAULT's args[0..3], include/kb_abi.h), on
+ * vCPU 'vcpu': x86 "guest exception #GP (vector 13) on vCPU 0 at rip=..., error code ...". */
+void kb_arch_fault_text(const uint64_t args[4], int vcpu, char *buf, size_t size);
 
 #endif

@@ -61,6 +61,7 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 	m->capture_dir = cfg->capture_dir;
 	snprintf(m->capture_label, sizeof(m->capture_label), "%s", cfg->label ? cfg->label : "?");
 	m->ioeventfd.fd = -1;
+	m->irqchip_fd[0] = m->irqchip_fd[1] = -1;
 	if (cfg->nvcpus < 1 || cfg->nvcpus > KB_MAX_VCPUS)
 		return kb_fail(EINVAL, "%d vCPUs requested; kvmbench supports 1 to %d", cfg->nvcpus, KB_MAX_VCPUS);
 	if (kb_kvm_cap(kvm, KVM_CAP_MAX_VCPUS) > 0 && cfg->nvcpus > kb_kvm_cap(kvm, KVM_CAP_MAX_VCPUS))
@@ -73,6 +74,7 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 		return kb_fail(EFBIG, "guest image is %zu bytes, larger than its %llu-byte slot", image_size,
 			       (unsigned long long)KB_IMAGE_MAX);
 
+	m->nvcpus_planned = cfg->nvcpus;
 	err = kb_vm_create(kvm, &m->vm, mem, cfg->irqchip, cfg->mem_node);
 	if (err)
 		return err;
@@ -121,6 +123,10 @@ void kb_machine_destroy(struct kb_machine *m)
 	free(m->vcpus);
 	m->vcpus = NULL;
 	m->nvcpus = 0;
+	for (int i = 0; i < 2; i++)
+		if (m->irqchip_fd[i] >= 0)
+			close(m->irqchip_fd[i]);
+	m->irqchip_fd[0] = m->irqchip_fd[1] = -1;
 	if (m->vm.fd >= 0)
 		kb_vm_destroy(&m->vm);
 	for (int i = 0; i < m->npt; i++)
@@ -154,6 +160,32 @@ static void capture(struct kb_machine *m, int vcpu, const char *what, char *note
 	free(b.p);
 }
 
+/* A call the guest made on the channel: > 0 the call (KB_UC_NEXT, KB_UC_PRINT), 0 enter the guest
+ * again (KB_UC_PROGRESS), < 0 -errno with the message (an exception, an assertion). */
+static int guest_call(struct kb_machine *m, int vcpu, struct kb_mailbox *mb)
+{
+	char note[4200], what[512];
+
+	switch (mb->call) {
+	case KB_UC_NEXT:
+	case KB_UC_PRINT:
+		return (int)mb->call;
+	case KB_UC_PROGRESS:
+		/* A long loop shows it is alive; the watchdog bounds each KVM_RUN, not the loop. */
+		return 0;
+	case KB_UC_FAULT:
+		m->fault_vector = (int)mb->args[0];
+		capture(m, vcpu, "guest exception", note, sizeof(note));
+		kb_arch_fault_text(mb->args, vcpu, what, sizeof(what));
+		return kb_fail(EFAULT, "%s%s", what, note);
+	case KB_UC_ABORT:
+		mb->msg[sizeof(mb->msg) - 1] = 0;
+		return kb_fail(EPROTO, "guest assertion failed on vCPU %d: %s", vcpu, mb->msg);
+	default:
+		return kb_fail(EPROTO, "vCPU %d: unknown guest call %llu", vcpu, (unsigned long long)mb->call);
+	}
+}
+
 int kb_machine_call(struct kb_machine *m, int vcpu, uint64_t timeout_ns)
 {
 	char note[4200];
@@ -175,11 +207,8 @@ again:
 	if (err)
 		return err;
 
-	/*
-	 * The call channel is x86's for now: the guest writes its call to port KB_UCALL_PORT
-	 * (KVM_EXIT_IO).  arm64 has no ports: its channel (an MMIO write or an HVC, whichever
-	 * the arm64 guest uses) will plug in here, next to KVM_EXIT_IO, decoding the same mailbox.
-	 */
+	/* The call channel: x86's guest writes its call to port KB_UCALL_PORT (KVM_EXIT_IO), arm64's
+	 * to the address KB_UCALL_GPA (KVM_EXIT_MMIO); both then read the same mailbox. */
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		/* The round-trip tests' port: answered here, cheaply, and the guest goes on. */
@@ -200,31 +229,17 @@ again:
 		}
 		if (run->io.port != KB_UCALL_PORT || run->io.direction != KVM_EXIT_IO_OUT)
 			break;
-		switch (mb->call) {
-		case KB_UC_NEXT:
-		case KB_UC_PRINT:
-			return (int)mb->call;
-		case KB_UC_PROGRESS:
-			/* A long loop shows it is alive; the watchdog bounds each KVM_RUN, not the loop. */
+		err = guest_call(m, vcpu, mb);
+		if (!err)
 			goto again;
-		case KB_UC_FAULT: {
-			uint64_t vec = mb->args[0];
-
-			m->fault_vector = (int)vec;
-			capture(m, vcpu, "guest exception", note, sizeof(note));
-			return kb_fail(EFAULT, "guest exception %s (vector %llu) on vCPU %d at rip=0x%llx, error code 0x%llx%s",
-				       kb_arch_vector_name(vec),
-				       (unsigned long long)vec, vcpu, (unsigned long long)mb->args[2],
-				       (unsigned long long)mb->args[1], note);
-		}
-		case KB_UC_ABORT:
-			mb->msg[sizeof(mb->msg) - 1] = 0;
-			return kb_fail(EPROTO, "guest assertion failed on vCPU %d: %s", vcpu, mb->msg);
-		default:
-			return kb_fail(EPROTO, "vCPU %d: unknown guest call %llu", vcpu,
-				       (unsigned long long)mb->call);
-		}
+		return err;
 	case KVM_EXIT_MMIO:
+		if (run->mmio.phys_addr == KB_UCALL_GPA && run->mmio.is_write) {
+			err = guest_call(m, vcpu, mb);
+			if (!err)
+				goto again;
+			return err;
+		}
 		if (run->mmio.phys_addr >= KB_MMIO_GPA && run->mmio.phys_addr < KB_MMIO_GPA + 0x1000) {
 			if (!run->mmio.is_write)
 				memset(run->mmio.data, 0, sizeof(run->mmio.data));

@@ -69,7 +69,15 @@ struct kb_machine {
 	void *exit_hook_arg;
 	const char *capture_dir;      /* from the cfg */
 	char capture_label[128];      /* what runs on the machine ("dirty-log/get sample 3"), for a capture */
+	int nvcpus_planned;           /* the cfg's vCPUs, while they are being created */
+	/* In-kernel interrupt-controller devices the arch made (arm64: the vGICv3, its ITS); -1: none. */
+	int irqchip_fd[2];
+	char irqchip_note[160];       /* why one is missing ("no ITS: ..."), or "" */
 };
+
+/* The vCPU stat the call channel itself adds to once per call (arm64: its MMIO doorbell counts in
+ * mmio_exit_user), to take off as the channel's own; NULL where it adds to none a test checks (arch/). */
+extern const char *const kb_machine_ucall_stat;
 
 #define KB_DEFAULT_MEM (64ULL << 20)
 

@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 
+/* The loops of include/kb_loops.h this image has. */
+#define GUEST_ARCH_LOOPS KB_LOOP_X86
+
 static inline void outl(uint16_t port, uint32_t val)
 {
 	__asm__ volatile("outl %0, %1" : : "a"(val), "Nd"(port) : "memory");

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vcpu.c: arm64 /dev/kvm and vCPU hooks: the counter rate, the registers for error messages. */
+/* vcpu.c: arm64 /dev/kvm and vCPU hooks: the counter rate, the registers and exceptions for error messages. */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 
 #include "vmm/arch.h"
+#include "vmm/arch/arm64/arm64.h"
 #include "vmm/kvm.h"
 
 int kb_arch_kvm_open(struct kb_kvm *kvm)
@@ -34,8 +35,7 @@ static int one_reg(struct kb_vcpu *vcpu, uint64_t id, uint64_t *v)
 	return ioctl(vcpu->fd, KVM_GET_ONE_REG, &r) ? -errno : 0;
 }
 
-#define CORE_REG(field) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | \
-			 (offsetof(struct kvm_regs, field) / sizeof(uint32_t)))
+#define CORE_REG(field) KB_ARM64_CORE_REG(field)
 
 int kb_arch_vcpu_regs(struct kb_vcpu *vcpu, char *buf, size_t size)
 {
@@ -50,8 +50,40 @@ int kb_arch_vcpu_regs(struct kb_vcpu *vcpu, char *buf, size_t size)
 	return 0;
 }
 
-const char *kb_arch_vector_name(uint64_t vector)
+/* ESR_EL1's exception classes the guest can meet (Arm ARM D17.2.37), by EC. */
+static const char *ec_name(uint64_t ec)
 {
-	/* The arm64 guest image (its exception vectors) is not built yet: nothing reports a vector. */
-	return "?";
+	switch (ec) {
+	case 0x00: return "unknown reason (UDF, an undefined instruction)";
+	case 0x01: return "WFI/WFE trapped";
+	case 0x07: return "FP/SIMD access trapped";
+	case 0x0e: return "illegal execution state";
+	case 0x15: return "SVC";
+	case 0x16: return "HVC";
+	case 0x18: return "MSR/MRS trapped";
+	case 0x20: return "instruction abort from a lower EL";
+	case 0x21: return "instruction abort";
+	case 0x22: return "PC alignment fault";
+	case 0x24: return "data abort from a lower EL";
+	case 0x25: return "data abort";
+	case 0x26: return "SP alignment fault";
+	case 0x2f: return "SError";
+	case 0x3c: return "BRK";
+	default: return "?";
+	}
+}
+
+void kb_arch_fault_text(const uint64_t args[4], int vcpu, char *buf, size_t size)
+{
+	/* args (guest/arch/arm64/traps.c): ESR_EL1.EC, or 0x100 + the vector of an asynchronous one;
+	 * ESR_EL1, ELR_EL1, FAR_EL1. */
+	if (args[0] >= 0x100)
+		snprintf(buf, size, "guest exception through vector %llu (%s) on vCPU %d at elr=0x%llx",
+			 (unsigned long long)(args[0] - 0x100),
+			 (args[0] & 3) == 1 ? "IRQ" : (args[0] & 3) == 2 ? "FIQ" : "SError",
+			 vcpu, (unsigned long long)args[2]);
+	else
+		snprintf(buf, size, "guest exception %s (EC 0x%02llx) on vCPU %d at elr=0x%llx, esr=0x%llx, far=0x%llx",
+			 ec_name(args[0]), (unsigned long long)args[0], vcpu, (unsigned long long)args[2],
+			 (unsigned long long)args[1], (unsigned long long)args[3]);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* regs.c: x86 state for error messages: the key registers of a vCPU, exception vector names. */
+/* regs.c: x86 state for error messages: the key registers of a vCPU, a guest exception's report. */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -30,7 +30,14 @@ static const char *const vector_names[32] = {
 	"#SS", "#GP", "#PF", "?", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
 };
 
-const char *kb_arch_vector_name(uint64_t vector)
+static const char *vector_name(uint64_t vector)
 {
 	return vector < 32 && vector_names[vector] ? vector_names[vector] : "?";
+}
+
+void kb_arch_fault_text(const uint64_t args[4], int vcpu, char *buf, size_t size)
+{
+	snprintf(buf, size, "guest exception %s (vector %llu) on vCPU %d at rip=0x%llx, error code 0x%llx",
+		 vector_name(args[0]), (unsigned long long)args[0], vcpu, (unsigned long long)args[2],
+		 (unsigned long long)args[1]);
 }

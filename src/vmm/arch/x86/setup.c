@@ -13,6 +13,9 @@
 #define EFER_SAME   0xd01ULL
 #define EFER_DIFFER 0xd00ULL
 
+/* The channel's OUT counts in io_exits, which no test checks per iteration: nothing to take off. */
+const char *const kb_machine_ucall_stat = NULL;
+
 int kb_arch_machine_setup(struct kb_machine *m, const struct kb_machine_cfg *cfg)
 {
 	int err;
