@@ -131,6 +131,12 @@ static json_object *stats_json(const struct kb_stats *st, const uint64_t *delta)
  * least one).  With fewer iterations per sample the test is invalid: "cannot judge".
  */
 #define KB_MAX_SLACK_SHARE 0.05
+
+/* The fewest iterations per sample whose exit count that allowance can judge. */
+static uint64_t min_judged_iters(int nvcpus, struct kb_exit_range expect)
+{
+	return (uint64_t)ceil(nvcpus / (KB_MAX_SLACK_SHARE * fmax(1.0, expect.hi)));
+}
 /* Load adds exits to many samples, so the median may sit above the least disturbed sample, but
  * not by more than this share of the declared count (at least one exit): a loop that exits more
  * than declared in most samples is not measured as declared. */
@@ -336,7 +342,7 @@ static void record(struct kb_test_result *r, const struct loop_run *lr, struct k
 	}
 	/* The tolerance allows 2%, and one exit per sample and vCPU that neither the loop nor a
 	 * host interrupt explains (the vCPU rescheduled, say): it matters where samples are short. */
-	min_iters = ceil(nvcpus / (KB_MAX_SLACK_SHARE * fmax(1.0, expect.hi)));
+	min_iters = (double)min_judged_iters(nvcpus, expect);
 	kb_test_check(r, "iterations_per_sample", min_iters, min_iters, INFINITY,
 		      iters / ((double)nsamples * nmeasured), true,
 		      "too few iterations per sample to judge the exit count (cannot judge): raise --iterations or "
@@ -452,6 +458,7 @@ int kb_run_loop_test(struct kb_run_ctx *ctx, const struct kb_suite *s, const str
 		lr.samples[k] = alloc_parts(&m);
 	lr.scratch = alloc_parts(&m);
 	lr.completed = kb_xcalloc(nmax, sizeof(*lr.completed));
+	sampling.min_iters = min_judged_iters(m.nvcpus, kb_test_expected_exits(t, ctx->kvm));
 	err = kb_crew_start(&lr.crew, &m, ctx);
 	if (!err)
 		err = kb_sampler_run(ctx, take_sample, &lr, &sampling);

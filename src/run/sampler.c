@@ -143,6 +143,10 @@ int kb_sampler_run(struct kb_run_ctx *ctx, kb_sample_fn fn, void *arg, struct kb
 	}
 	out->done = 0;
 	err = kb_sampler_calibrate(ctx->opts, fn, arg, &out->iters);
+	/* A busy host slows calibration's samples, and --sample-time then holds fewer iterations: never
+	 * fewer than the runner can judge, or every sample would be "cannot judge". */
+	if (!err && !ctx->opts->iterations && out->iters < out->min_iters)
+		out->iters = out->min_iters;
 	if (!err && ctx->agree)
 		err = ctx->agree(ctx, &out->iters);
 	return err ? err : sample_until_enough(ctx, fn, arg, out);

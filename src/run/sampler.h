@@ -47,6 +47,8 @@ bool kb_sampler_enough(const struct kb_run_opts *o, const double *rates, int n, 
 struct kb_sampling {
 	uint64_t iters;     /* per sample */
 	int done;           /* measured samples, in slots 0 .. done - 1 */
+	uint64_t min_iters; /* set by the runner: the fewest iterations per sample its checks can judge;
+	                     * calibration never settles below it (--iterations still decides) */
 };
 
 /*

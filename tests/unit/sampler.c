@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sampler.c: the one sampling rule on synthetic numbers: calibration steps, fixed --runs, a target
  * CI reached or not, --min-runs, --max-runs and --max-time. */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "core/kb.h"
+#include "run/run.h"
 #include "run/sampler.h"
 #include "tap.h"
 
@@ -82,6 +84,36 @@ static void test_calibrate(void)
 	ok(!err && iters == 777 && !calls, "--iterations skips calibration");
 }
 
+/* A loop of a quarter second per iteration, as on a very busy host: any slot. */
+static int slow_sample(void *arg, int slot, uint64_t iters, struct kb_sample_time *out)
+{
+	out->iters = iters;
+	out->seconds = 0.25 * (double)iters;
+	return 0;
+}
+
+static void test_floor(void)
+{
+	struct kb_run_opts o = opts();
+	volatile sig_atomic_t stop = 0;
+	struct kb_run_ctx ctx = { .opts = &o, .stop = &stop };
+	struct kb_sampling s = { 0 };
+	int err;
+
+	o.runs = 2;
+	err = kb_sampler_run(&ctx, slow_sample, NULL, &s);
+	ok(!err && s.iters == 1 && s.done == 2, "0.25 s iterations calibrate to 1 per 125 ms sample (%llu)",
+	   (unsigned long long)s.iters);
+	s = (struct kb_sampling){ .min_iters = 8 };
+	err = kb_sampler_run(&ctx, slow_sample, NULL, &s);
+	ok(!err && s.iters == 8 && s.done == 2, "the runner's floor of 8 judged iterations holds (%llu)",
+	   (unsigned long long)s.iters);
+	o.iterations = 3;
+	s = (struct kb_sampling){ .min_iters = 8 };
+	err = kb_sampler_run(&ctx, slow_sample, NULL, &s);
+	ok(!err && s.iters == 3, "--iterations 3 still decides below the floor (%llu)", (unsigned long long)s.iters);
+}
+
 static void test_enough(void)
 {
 	struct kb_run_opts o = opts();
@@ -116,6 +148,7 @@ int main(void)
 {
 	test_calibration_step();
 	test_calibrate();
+	test_floor();
 	test_enough();
 	return tap_done();
 }
