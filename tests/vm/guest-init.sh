@@ -5,13 +5,15 @@
 # /init of the kvmbench testbed initramfs (run by busybox sh as PID 1 inside
 # the QEMU/TCG guest).  Installed by mkinitramfs.sh; configured by the files
 # it writes under /testbed:
-#   /testbed/config        HUGEPAGES=N, GUEST_TIMEOUT=S (shell assignments)
+#   /testbed/config        HUGEPAGES=N, GUEST_TIMEOUT=S, RESULT_TTY=NAME (shell
+#                          assignments; RESULT_TTY: the results' port, default
+#                          ttyS1; the arm64 testbed's is the virtio console hvc0)
 #   /testbed/modules.list  one "NAME FILE [PARAM=VALUE...]" line per module,
 #                          in load order; FILE is under /lib/modules/testbed
 #   /testbed/command.sh    the command script (run by sh, cwd /out)
 #
 # Everything left under /out when the command ends is sent to the host on the
-# second serial port (/dev/ttyS1; /dev/console if there is none), each file as
+# results port (/dev/$RESULT_TTY; /dev/console if there is none), each file as
 #   KVMTB <token> FILE <sha256> <size> <relative-name>
 #   <base64 lines>
 #   KVMTB <token> EOF <relative-name>
@@ -30,6 +32,7 @@ export PATH
 
 HUGEPAGES=0
 GUEST_TIMEOUT=0
+RESULT_TTY=ttyS1
 # shellcheck disable=SC1091
 [ -r /testbed/config ] && . /testbed/config
 
@@ -158,8 +161,8 @@ meta t_send "$(uptime_s)"
 
 # --- send the results ---------------------------------------------------------
 CHAN=/dev/console
-if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null; then
-	CHAN=/dev/ttyS1
+if [ -c "/dev/$RESULT_TTY" ] && stty -F "/dev/$RESULT_TTY" raw -echo 2>/dev/null; then
+	CHAN=/dev/$RESULT_TTY
 fi
 
 send_file() {
