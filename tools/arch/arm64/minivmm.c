@@ -29,23 +29,24 @@
 #define SMCCC_NOT_SUPPORTED 0xffffffffu
 
 /*
- * The guest: x6 iterations of "w0 = 0x4b000000; HVC #0" between two reads of CNTVCT_EL0 (x2, x3),
- * then a store to EXIT_GPA (x5) hands the round to the host, and the next KVM_RUN starts another.
+ * The guest: x22 iterations of "w0 = 0x4b000000; HVC #0" between two reads of CNTVCT_EL0 (x20, x21),
+ * then a store to EXIT_GPA (x23) hands the round to the host, and the next KVM_RUN starts another.
+ * KVM's SMCCC answer overwrites x0-x3, so the loop keeps its state in x19-x23.
  */
 extern const uint32_t kb_mini_guest[], kb_mini_guest_end[];
 __asm__(".pushsection .rodata\n"
 	".balign 4\n"
 	"kb_mini_guest:\n"
-	"1:	mov	x1, x6\n"
+	"1:	mov	x19, x22\n"
 	"	isb\n"
-	"	mrs	x2, cntvct_el0\n"
+	"	mrs	x20, cntvct_el0\n"
 	"2:	mov	w0, #0x4b000000\n"
 	"	hvc	#0\n"
-	"	subs	x1, x1, #1\n"
+	"	subs	x19, x19, #1\n"
 	"	b.ne	2b\n"
 	"	isb\n"
-	"	mrs	x3, cntvct_el0\n"
-	"	str	x3, [x5]\n"
+	"	mrs	x21, cntvct_el0\n"
+	"	str	x21, [x23]\n"
 	"	b	1b\n"
 	"kb_mini_guest_end:\n"
 	".popsection\n");
@@ -202,8 +203,8 @@ int main(int argc, char **argv)
 		die("KVM_ARM_VCPU_INIT");
 	set_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, regs.pc)), MEM_GPA);
 	set_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, regs.pstate)), PSTATE_EL1);
-	set_reg(vcpu, xreg(5), EXIT_GPA);
-	set_reg(vcpu, xreg(6), iters);
+	set_reg(vcpu, xreg(23), EXIT_GPA);
+	set_reg(vcpu, xreg(22), iters);
 
 	statfd = ioctl(vcpu, KVM_GET_STATS_FD, NULL);
 	hvc_off = statfd < 0 ? -1 : stat_offset(statfd, "hvc_exit_stat");
@@ -249,8 +250,8 @@ int main(int argc, char **argv)
 		}
 		if (hvc_off >= 0)
 			s1 = read_stat(statfd, hvc_off);
-		c0 = get_reg(vcpu, xreg(2));
-		c1 = get_reg(vcpu, xreg(3));
+		c0 = get_reg(vcpu, xreg(20));
+		c1 = get_reg(vcpu, xreg(21));
 		x0 = get_reg(vcpu, xreg(0));
 		if ((uint32_t)x0 != SMCCC_NOT_SUPPORTED) {
 			fprintf(stderr, "minivmm: HVC 0x4b000000 answered %#llx, not SMCCC NOT_SUPPORTED (-1)\n",
