@@ -5,15 +5,18 @@
 # /init of the kvmbench testbed initramfs (run by busybox sh as PID 1 inside
 # the QEMU/TCG guest).  Installed by mkinitramfs.sh; configured by the files
 # it writes under /testbed:
-#   /testbed/config        HUGEPAGES=N, GUEST_TIMEOUT=S, RESULT_TTY=NAME (shell
-#                          assignments; RESULT_TTY: the results' port, default
-#                          ttyS1; the arm64 testbed's is the virtio console hvc0)
+#   /testbed/config        HUGEPAGES=N, GUEST_TIMEOUT=S, RESULT_PORT=PATTERN (shell
+#                          assignments; RESULT_PORT: device files to send the
+#                          results on, the first that exists wins, before
+#                          /dev/ttyS1; the arm64 testbed's: its virtio-serial
+#                          port, /dev/vport*, whole pages a write where a
+#                          console takes 16 bytes)
 #   /testbed/modules.list  one "NAME FILE [PARAM=VALUE...]" line per module,
 #                          in load order; FILE is under /lib/modules/testbed
 #   /testbed/command.sh    the command script (run by sh, cwd /out)
 #
 # Everything left under /out when the command ends is sent to the host on the
-# results port (/dev/$RESULT_TTY; /dev/console if there is none), each file as
+# results port ($RESULT_PORT, else the second serial port /dev/ttyS1, else /dev/console), each file as
 #   KVMTB <token> FILE <sha256> <size> <relative-name>
 #   <base64 lines>
 #   KVMTB <token> EOF <relative-name>
@@ -32,7 +35,7 @@ export PATH
 
 HUGEPAGES=0
 GUEST_TIMEOUT=0
-RESULT_TTY=ttyS1
+RESULT_PORT=
 # shellcheck disable=SC1091
 [ -r /testbed/config ] && . /testbed/config
 
@@ -161,9 +164,17 @@ meta t_send "$(uptime_s)"
 
 # --- send the results ---------------------------------------------------------
 CHAN=/dev/console
-if [ -c "/dev/$RESULT_TTY" ] && stty -F "/dev/$RESULT_TTY" raw -echo 2>/dev/null; then
-	CHAN=/dev/$RESULT_TTY
+if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null; then
+	CHAN=/dev/ttyS1
 fi
+# The pattern is meant to be expanded.
+# shellcheck disable=SC2086
+for port in $RESULT_PORT; do
+	if [ -c "$port" ]; then
+		CHAN=$port
+		break
+	fi
+done
 
 send_file() {
 	# $1 = name relative to /out
