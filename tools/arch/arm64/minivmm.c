@@ -25,6 +25,8 @@
 #define MEM_SIZE   (64u << 10)
 #define MEM_GPA    0x40000000ull
 #define EXIT_GPA   0x10000000ull  /* no memslot: a store there is an MMIO exit to this program */
+#define FAULT_GPA  0x10001000ull  /* the same, from the exception vectors */
+#define VECTORS_OFF 0x800u        /* VBAR_EL1 = MEM_GPA + this (2 KiB aligned) */
 #define PSTATE_EL1 0x3c5ull       /* EL1h, D, A, I and F masked */
 #define SMCCC_NOT_SUPPORTED 0xffffffffu
 
@@ -49,7 +51,19 @@ __asm__(".pushsection .rodata\n"
 	"	str	x21, [x23]\n"
 	"	b	1b\n"
 	"kb_mini_guest_end:\n"
+	/* Any exception: ESR_EL1 and ELR_EL1 in x24, x25, then a store to FAULT_GPA (x26). */
+	".balign 0x800\n"
+	"kb_mini_vectors:\n"
+	".rept 16\n"
+	"	mrs	x24, esr_el1\n"
+	"	mrs	x25, elr_el1\n"
+	"	str	x24, [x26]\n"
+	"	b	.\n"
+	"	.balign 0x80\n"
+	".endr\n"
+	"kb_mini_vectors_end:\n"
 	".popsection\n");
+extern const uint32_t kb_mini_vectors[], kb_mini_vectors_end[];
 
 static volatile sig_atomic_t timed_out;
 
@@ -181,6 +195,8 @@ int main(int argc, char **argv)
 	if (mem == MAP_FAILED)
 		die("guest memory");
 	memcpy(mem, kb_mini_guest, (size_t)((const char *)kb_mini_guest_end - (const char *)kb_mini_guest));
+	memcpy(mem + VECTORS_OFF, kb_mini_vectors,
+	       (size_t)((const char *)kb_mini_vectors_end - (const char *)kb_mini_vectors));
 	struct kvm_userspace_memory_region region = { .slot = 0, .guest_phys_addr = MEM_GPA,
 						      .memory_size = MEM_SIZE, .userspace_addr = (uintptr_t)mem };
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region))
@@ -203,6 +219,8 @@ int main(int argc, char **argv)
 		die("KVM_ARM_VCPU_INIT");
 	set_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, regs.pc)), MEM_GPA);
 	set_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, regs.pstate)), PSTATE_EL1);
+	set_reg(vcpu, ARM64_SYS_REG(3, 0, 12, 0, 0), MEM_GPA + VECTORS_OFF);   /* VBAR_EL1 */
+	set_reg(vcpu, xreg(26), FAULT_GPA);
 	set_reg(vcpu, xreg(23), EXIT_GPA);
 	set_reg(vcpu, xreg(22), iters);
 
@@ -237,12 +255,21 @@ int main(int argc, char **argv)
 		t1 = now_ns();
 		alarm(0);
 		if (rc && errno == EINTR && timed_out) {
-			fprintf(stderr, "minivmm: KVM_RUN did not return within %u s (run %d): the guest is stuck\n",
-				timeout_s, r);
+			/* Where it is stuck: the PC, the loop's counter, and the HVCs KVM saw meanwhile. */
+			fprintf(stderr, "minivmm: KVM_RUN did not return within %u s (run %d): the guest is stuck at PC "
+				"%#llx with x19 = %#llx, x0 = %#llx, after %lld HVC exits\n", timeout_s, r,
+				(unsigned long long)get_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, regs.pc))),
+				(unsigned long long)get_reg(vcpu, xreg(19)), (unsigned long long)get_reg(vcpu, xreg(0)),
+				hvc_off < 0 ? -1LL : (long long)(read_stat(statfd, hvc_off) - s0));
 			return 2;
 		}
 		if (rc)
 			die("KVM_RUN");
+		if (run->exit_reason == KVM_EXIT_MMIO && run->mmio.phys_addr == FAULT_GPA) {
+			fprintf(stderr, "minivmm: the guest took an exception in run %d: ESR_EL1 %#llx at ELR_EL1 %#llx\n", r,
+				(unsigned long long)get_reg(vcpu, xreg(24)), (unsigned long long)get_reg(vcpu, xreg(25)));
+			return 2;
+		}
 		if (run->exit_reason != KVM_EXIT_MMIO || run->mmio.phys_addr != EXIT_GPA || !run->mmio.is_write) {
 			fprintf(stderr, "minivmm: unexpected exit %u (mmio %#llx) in run %d\n", run->exit_reason,
 				(unsigned long long)run->mmio.phys_addr, r);
