@@ -28,11 +28,12 @@ step() {
 	echo "$name $t0 $t1" >>"$out/steps.txt"
 	# Progress on the console, for a run that does not finish in time.
 	echo "testbed: step $name: exit $(cat "$out/$name.rc"), $t0-$t1 s" >/dev/console
+	[ "$(cat "$out/$name.rc")" = 0 ] || tail -n 3 "$out/$name.err" | sed "s/^/testbed: $name: /" >/dev/console
 }
 
-# micro-bench's hvc loop in the smallest VMM: 500 HVCs a run, 5 runs, each KVM_RUN bounded to 120 s
+# micro-bench's hvc loop in the smallest VMM: 500 HVCs a run, 5 runs, each KVM_RUN bounded to 60 s
 # (an HVC exit of the emulated host takes milliseconds under TCG on a loaded machine).
-step minivmm-hvc minivmm hvc 500 5 120
+step minivmm-hvc minivmm hvc 500 5 60
 step version kvmbench --version
 step info kvmbench info
 step info-json kvmbench info --json
@@ -52,6 +53,6 @@ step report kvmbench report -f html -o "$out/report.html" "$out/result.json"
 hvc=$(kvmbench list 2>/dev/null | awk '$1 ~ /^[a-z0-9-]+\/hvc$/ { print $1; exit }')
 if [ -n "$hvc" ]; then
 	step hvc kvmbench run "$hvc" --json "$out/hvc.json" -q --runs 10
-	step minivmm-hvc-after minivmm hvc 500 5 120
+	step minivmm-hvc-after minivmm hvc 500 5 60
 fi
 exit 0

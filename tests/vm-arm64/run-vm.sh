@@ -24,6 +24,9 @@ Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
   -o, --out DIR          where the results go (created; must be empty)
       --cache DIR        the unpacked arm64 kernel and busybox (default
                          $KB_ARM64_TESTBED or /var/cache/kvmbench/arm64-testbed)
+      --cpu MODEL        QEMU CPU model (default $TESTBED_ARM64_CPU or max,pauth-impdef=on:
+                         every feature, with QEMU's fast pointer authentication; it needs EL2 and,
+                         for VHE, Armv8.1)
   -m, --mem MB           guest memory (default $TESTBED_MEM or 1024)
       --smp N            guest CPUs (default $TESTBED_SMP or 2)
       --tcg-thread MODE  single or multi: QEMU's TCG threading (default
@@ -52,6 +55,7 @@ USAGE
 
 outdir=""
 cache=$(tb_arm64_cache)
+cpu=${TESTBED_ARM64_CPU:-max,pauth-impdef=on}
 mem=${TESTBED_MEM:-1024}
 smp=${TESTBED_SMP:-2}
 tcg_thread=${TESTBED_TCG_THREAD:-multi}
@@ -68,6 +72,7 @@ while [ "$#" -gt 0 ]; do
 	case $1 in
 	-o | --out) need_arg "$@"; outdir=$2; shift 2 ;;
 	--cache) need_arg "$@"; cache=$2; shift 2 ;;
+	--cpu) need_arg "$@"; cpu=$2; shift 2 ;;
 	-m | --mem) need_arg "$@"; mem=$2; shift 2 ;;
 	--smp) need_arg "$@"; smp=$2; shift 2 ;;
 	--tcg-thread) need_arg "$@"; tcg_thread=$2; shift 2 ;;
@@ -87,6 +92,7 @@ for v in mem smp limit; do
 	case ${!v} in '' | *[!0-9]* | 0) tb_die "--${v/limit/timeout} wants a positive whole number, not '${!v}'" ;; esac
 done
 case $tcg_thread in single | multi) ;; *) tb_die "--tcg-thread: single or multi, not '$tcg_thread'" ;; esac
+case $cpu in '' | *[!A-Za-z0-9._,+=-]*) tb_die "bad CPU model '$cpu'" ;; esac
 if [ -n "$initrd" ] && [ "${#build_args[@]}" -gt 0 ]; then
 	tb_die "--initrd cannot be combined with initramfs options (${build_args[0]})"
 fi
@@ -133,7 +139,7 @@ console=$work/console.raw
 # A virtio-serial port (/dev/vport0p1 in the guest) carries the results, the PL011 (ttyAMA0) the kernel's
 # console: both a console and the PL011 move 16 bytes or fewer an exit, far too slow under TCG.
 qemu_cmd=(qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -accel "tcg,thread=$tcg_thread"
-	-cpu max -m "$mem" -smp "$smp" -display none -no-reboot -nic none -monitor none
+	-cpu "$cpu" -m "$mem" -smp "$smp" -display none -no-reboot -nic none -monitor none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyAMA0 panic=-1 quiet kvmtb.token=$token${append:+ $append}"
 	-serial "file:$console"
@@ -191,7 +197,7 @@ else
 	result=0
 fi
 {
-	echo "machine=virt,virtualization=on,gic-version=3 cpu=max"
+	echo "machine=virt,virtualization=on,gic-version=3 cpu=$cpu"
 	echo "kernel=$kernel"
 	echo "qemu_version=$(qemu-system-aarch64 --version | head -n 1)"
 	echo "mem_mib=$mem"

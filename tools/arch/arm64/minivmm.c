@@ -257,10 +257,14 @@ int main(int argc, char **argv)
 		if (rc && errno == EINTR && timed_out) {
 			/* Where it is stuck: the PC, the loop's counter, and the HVCs KVM saw meanwhile. */
 			fprintf(stderr, "minivmm: KVM_RUN did not return within %u s (run %d): the guest is stuck at PC "
-				"%#llx with x19 = %#llx, x0 = %#llx, after %lld HVC exits\n", timeout_s, r,
+				"%#llx with x19 = %#llx, x0 = %#llx, after %lld HVC exits; ESR_EL1 %#llx ELR_EL1 %#llx "
+				"FAR_EL1 %#llx\n", timeout_s, r,
 				(unsigned long long)get_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, regs.pc))),
 				(unsigned long long)get_reg(vcpu, xreg(19)), (unsigned long long)get_reg(vcpu, xreg(0)),
-				hvc_off < 0 ? -1LL : (long long)(read_stat(statfd, hvc_off) - s0));
+				hvc_off < 0 ? -1LL : (long long)(read_stat(statfd, hvc_off) - s0),
+				(unsigned long long)get_reg(vcpu, ARM64_SYS_REG(3, 0, 5, 2, 0)),
+				(unsigned long long)get_reg(vcpu, core_reg_id(offsetof(struct kvm_regs, elr_el1))),
+				(unsigned long long)get_reg(vcpu, ARM64_SYS_REG(3, 0, 6, 0, 0)));
 			return 2;
 		}
 		if (rc)
