@@ -100,6 +100,6 @@ n_ok=$(jq -s '[.[].tests[] | select(.status == "ok")] | length' "$out/result.jso
 n_skip=$(jq -s '[.[].tests[] | select(.status == "skipped")] | length' "$out/result.json" "$out/guest.json" 2>/dev/null)
 n_x=$(jq -s '[.[].tests[]? | select(.status == "ok") | .checks[]? | select(.name | startswith("exits"))] | length' \
 	"$out/result.json" "$out/guest.json" $([ -s "$out/hvc.json" ] && echo "$out/hvc.json") 2>/dev/null)
-echo "arm64 testbed: VHE, GICv3; minivmm hvc $(grep '^[0-9]' "$mini" 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')ns/iteration;" \
+echo "arm64 testbed: summary: minivmm hvc $(grep '^[0-9]' "$mini" 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')ns/iteration;" \
 	"default run + guest suite: ${n_ok:-?} ok, ${n_skip:-?} skipped; ${n_x:-?} exit cross-checks made"
 exit $fail
