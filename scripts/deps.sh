@@ -38,7 +38,8 @@ apt-get install -y -qq --no-install-recommends $pkgs
 # unpacked apart, into /var/cache/kvmbench/arm64-gsl, never installed.
 cross="gcc-aarch64-linux-gnu libc6-dev:arm64 linux-libc-dev:arm64 libhwloc-dev:arm64 libnuma-dev:arm64
 	libjson-c-dev:arm64 libyajl-dev:arm64 liblzma-dev:arm64 nettle-dev:arm64 libyaml-dev:arm64
-	libxml2-dev:arm64 libgsl27:arm64 libgslcblas0:arm64 qemu-user-static file"
+	libxml2-dev:arm64 libgsl27:arm64 libgslcblas0:arm64 qemu-user-static file
+	qemu-system-arm binutils-aarch64-linux-gnu"
 dpkg --print-foreign-architectures | grep -qx arm64 || { dpkg --add-architecture arm64 && apt-get update -qq; }
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $cross
@@ -47,6 +48,18 @@ if [ ! -f "$gsl/usr/lib/aarch64-linux-gnu/pkgconfig/gsl.pc" ]; then
 	tmp=$(mktemp -d)
 	chmod 755 "$tmp"
 	(cd "$tmp" && apt-get download -qq libgsl-dev:arm64) && mkdir -p "$gsl" && dpkg -x "$tmp"/libgsl-dev_*_arm64.deb "$gsl"
+	rm -rf "$tmp"
+fi
+# The arm64 KVM testbed (make check-vm-arm64, tests/vm-arm64/): qemu-system-arm (above) boots Debian's
+# arm64 kernel with busybox-static:arm64.  Both are downloaded and unpacked (dpkg -x) into
+# /var/cache/kvmbench/arm64-testbed, never installed: an arm64 kernel has no place on this system.
+tb=/var/cache/kvmbench/arm64-testbed
+if [ ! -x "$tb/busybox/bin/busybox" ] || ! ls "$tb"/kernel/boot/vmlinuz-*-arm64 >/dev/null 2>&1; then
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq linux-image-6.1.0-57-arm64:arm64 busybox-static:arm64) &&
+		rm -rf "$tb/kernel" "$tb/busybox" && mkdir -p "$tb/kernel" "$tb/busybox" &&
+		dpkg -x "$tmp"/linux-image-*_arm64.deb "$tb/kernel" && dpkg -x "$tmp"/busybox-static_*_arm64.deb "$tb/busybox"
 	rm -rf "$tmp"
 fi
 # The headers (.config, Module.symvers) of the kernel release linux-image-amd64 installed: the

@@ -10,7 +10,7 @@
 #               COPYING, m4/.keep, debian/{changelog,control,copyright,source/format}, *.json, *.tsv,
 #               tests/testdata/* (other projects' fixtures, their own licences) except README.md,
 #               tests/fuzz/seeds/* and tests/fuzz/regressions/* (fuzzer inputs, byte for byte),
-#               tests/kernel/testdata/*, tests/vm/testdata/*, tests/reports/* (results measured here, kept as
+#               tests/kernel/testdata/*, tests/vm/testdata/*, tests/vm-arm64/testdata/*, tests/reports/* (results measured here, kept as
 #               they came back)
 #   patch       kernel/patches/*.patch: GPL-2.0 (or GPL-2.0-only), as the kernel; the line goes
 #               after the Kvmbench-Patch header block (whose fields are fixed, kernel/README.md),
@@ -55,7 +55,7 @@ kind() {
 		echo exempt; return ;;
 	tests/testdata/README.md) echo markdown; return ;;
 	tests/testdata/* | tests/fuzz/seeds/* | tests/fuzz/regressions/*) echo exempt; return ;;
-	tests/kernel/testdata/* | tests/vm/testdata/* | tests/reports/*) echo exempt; return ;;
+	tests/kernel/testdata/* | tests/vm/testdata/* | tests/vm-arm64/testdata/* | tests/reports/*) echo exempt; return ;;
 	kernel/patches/*.patch) echo patch; return ;;
 	*.c | *.h | *.S | *.ld | *.js | *.css) echo c; return ;;
 	*.1 | *.5) echo roff; return ;;

@@ -15,6 +15,7 @@
 #include "cli/runlock.h"
 #include "output/compare-view.h"
 #include "output/junit.h"
+#include "host/arm64.h"
 #include "host/cpu.h"
 #include "host/host.h"
 #include "core/json.h"
@@ -26,6 +27,7 @@
 #include "output/table.h"
 #include "host/topo.h"
 #include "core/json.h"
+#include "vmm/cpuarch.h"
 #include "vmm/machine.h"
 
 struct selected {
@@ -281,20 +283,24 @@ static struct planned *plan_runs(const struct run_cfg *o, const struct selected 
 
 /* Why /dev/kvm cannot be used ("" when it can): host-side tests are skipped with it. */
 static char no_kvm[512];
+/* arm64: the hypervisor underneath, as the device tree and DMI tell (kb_arm64_platform_read). */
+static struct kb_cpu_virt platform_virt;
 
 /* Whether the guest-side suites apply by default: this machine runs under a hypervisor (CPUID
  * 0x40000000) that runs its instructions natively, so some of them exit. */
 static bool under_hypervisor(const struct kb_cpu_virt *virt, char *why, size_t size)
 {
 	if (!virt || !virt->hypervisor) {
-		snprintf(why, size, "not run, no hypervisor underneath (CPUID.1:ECX[31] clear)");
+		snprintf(why, size, "not run, no hypervisor underneath (%s)",
+			 virt && virt->hv_from ? virt->hv_from : "CPUID.1:ECX[31] clear");
 		return false;
 	}
 	if (!strcmp(virt->hv_signature, "TCGTCGTCGTCG")) {
 		snprintf(why, size, "not run, QEMU TCG emulates every instruction, so nothing exits (name them to run them)");
 		return false;
 	}
-	snprintf(why, size, "running under %s (CPUID 0x40000000)", virt->hv_name ? virt->hv_name : "a hypervisor");
+	snprintf(why, size, "running under %s (%s)", virt->hv_name ? virt->hv_name : "a hypervisor",
+		 virt->hv_from ? virt->hv_from : "CPUID 0x40000000");
 	return true;
 }
 
@@ -571,6 +577,11 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 	/* The host facts decode this CPU once; the run context takes its virtualization from them. */
 	host = kb_host_json(ctx.kvm, &cpu, &cpu_ok);
 	ctx.virt = cpu_ok ? &cpu.virt : NULL;
+	/* arm64 has no CPUID hypervisor bit: its device tree and DMI tell. */
+	if (!ctx.virt && kb_arch_self() == KB_ARCH_ARM64) {
+		kb_arm64_platform_read("", &platform_virt);
+		ctx.virt = &platform_virt;
+	}
 	if (o->profile ? select_profile_tests(&rp.prof, under_hypervisor(ctx.virt, guest_why, sizeof(guest_why)), sel,
 					      ARRAY_SIZE(sel), &nsel)
 		       : select_tests(argc, argv, under_hypervisor(ctx.virt, guest_why, sizeof(guest_why)), sel,

@@ -88,6 +88,21 @@ const char *kb_arm64_pmu_name(int pmuver);
 
 /* The mode KVM runs in ("vhe", "nvhe", or kvm-arm.mode='s value: "protected", "none", ...) from the kernel
  * command line cmdline (NULL: none) and c's ID registers, or NULL when not known; *from says how. */
+/* What an arm64 machine's firmware tables say of a hypervisor underneath (arm64 has no CPUID leaf for
+ * it): the device tree's root compatible list (NUL-separated, dt_len bytes; NULL: none), its
+ * /hypervisor node's compatible, DMI's system vendor and product name (each NULL when absent). */
+struct kb_arm64_platform {
+	const char *dt_compatible;
+	size_t dt_len;
+	const char *dt_hypervisor;
+	const char *dmi_vendor, *dmi_product;
+};
+struct kb_cpu_virt;
+/* Fills v->hypervisor, hv_name and hv_from (hv_signature stays empty). */
+void kb_arm64_platform_virt(const struct kb_arm64_platform *p, struct kb_cpu_virt *v);
+/* The same from this host's /proc/device-tree and /sys/class/dmi/id (ROOT prefixed: tests). */
+void kb_arm64_platform_read(const char *root, struct kb_cpu_virt *v);
+
 const char *kb_arm64_kvm_mode(const struct kb_arm64_cpu *c, const char *cmdline, const char **from);
 
 json_object *kb_arm64_cpu_json(const struct kb_arm64_cpu *c);

@@ -42,6 +42,7 @@ struct kb_cpu_virt {
 	bool hypervisor;            /* CPUID.1:ECX[31]: this machine is a guest */
 	char hv_signature[13];
 	const char *hv_name;        /* "KVM", "Hyper-V", ...; "unknown" when present but not recognised */
+	const char *hv_from;        /* what told: NULL for CPUID 0x40000000 (x86); arm64: the device tree or DMI */
 };
 
 struct kb_cpu_info {

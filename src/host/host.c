@@ -264,9 +264,15 @@ int kb_host_describe(struct kb_kvm *kvm, const struct kb_host_files *files, json
 	/* This host's /proc/cmdline, or the one a dump names: kvm-arm.mode= decides before the registers. */
 	if (have_arm && (live || arm.cmdline)) {
 		const char *from;
+		struct kb_cpu_virt plat;
 
 		kb_json_set_str(virt, "kvm_mode", kb_arm64_kvm_mode(&arm, arm.cmdline, &from));
 		kb_json_set_str(virt, "kvm_mode_from", from);
+		/* No CPUID hypervisor bit: whether this machine is a guest, from its device tree and DMI. */
+		kb_arm64_platform_read("", &plat);
+		kb_json_set_bool(virt, "under_hypervisor", plat.hypervisor);
+		kb_json_set_str(virt, "hypervisor", plat.hypervisor ? plat.hv_name : NULL);
+		kb_json_set_str(virt, "hypervisor_from", plat.hv_from);
 	}
 	if (!virt && have_cpu)
 		virt = json_object_new_object();

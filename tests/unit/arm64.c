@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host/arm64.h"
+#include "host/cpu-info.h"
 #include "core/json.h"
 #include "core/kb.h"
 #include "tap.h"
@@ -385,6 +386,43 @@ static void boot_advice(void)
 	   "SVE=1: SVE advice; SVE=0: none");
 }
 
+/* Whether an arm64 machine is a guest, from its device tree and DMI: the usual hypervisors, and the
+ * look-alikes that are not (bare-metal EC2, a board's device tree). */
+static void platform(void)
+{
+	static const char virt_dt[] = "linux,dummy-virt";
+	static const char board_dt[] = "raspberrypi,4-model-b\0brcm,bcm2711";
+	static const struct {
+		const char *dt; size_t dt_len; const char *hv, *vendor, *product, *want;
+	} cases[] = {
+		{ virt_dt, sizeof(virt_dt), NULL, NULL, NULL, "QEMU (virt machine)" },
+		{ board_dt, sizeof(board_dt), NULL, NULL, NULL, NULL },
+		{ NULL, 0, "xen,xen-4.17", NULL, NULL, "Xen" },
+		{ NULL, 0, NULL, "QEMU", "KVM Virtual Machine", "QEMU" },
+		{ NULL, 0, NULL, "Amazon EC2", "c7g.2xlarge", "Amazon EC2 (Nitro)" },
+		{ NULL, 0, NULL, "Amazon EC2", "c7g.metal", NULL },
+		{ NULL, 0, NULL, "Microsoft Corporation", "Virtual Machine", "Hyper-V" },
+		{ NULL, 0, NULL, "Ampere(TM)", "Mt.Jade", NULL },
+		{ NULL, 0, NULL, NULL, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct kb_arm64_platform p = { cases[i].dt, cases[i].dt_len, cases[i].hv, cases[i].vendor,
+					       cases[i].product };
+		struct kb_cpu_virt v;
+
+		kb_arm64_platform_virt(&p, &v);
+		if (cases[i].want)
+			ok(v.hypervisor && v.hv_name && !strcmp(v.hv_name, cases[i].want) && v.hv_from,
+			   "platform case %zu: under %s (got %s, from %s)", i, cases[i].want, v.hv_name ? v.hv_name : "none",
+			   v.hv_from ? v.hv_from : "?");
+		else
+			ok(!v.hypervisor && v.hv_from, "platform case %zu (%s%s%s): no hypervisor (%s)", i,
+			   cases[i].vendor ? cases[i].vendor : "", cases[i].product ? " " : "",
+			   cases[i].product ? cases[i].product : "", v.hv_from ? v.hv_from : "?");
+	}
+}
+
 int main(void)
 {
 	table_rows();
@@ -393,6 +431,7 @@ int main(void)
 	fields();
 	kvm_mode();
 	boot_advice();
+	platform();
 	real_dumps();
 	live();
 	return tap_done();

@@ -5,13 +5,18 @@
 # /init of the kvmbench testbed initramfs (run by busybox sh as PID 1 inside
 # the QEMU/TCG guest).  Installed by mkinitramfs.sh; configured by the files
 # it writes under /testbed:
-#   /testbed/config        HUGEPAGES=N, GUEST_TIMEOUT=S (shell assignments)
+#   /testbed/config        HUGEPAGES=N, GUEST_TIMEOUT=S, RESULT_PORT=PATTERN (shell
+#                          assignments; RESULT_PORT: device files to send the
+#                          results on, the first that exists wins, before
+#                          /dev/ttyS1; the arm64 testbed's: its virtio-serial
+#                          port, /dev/vport*, whole pages a write where a
+#                          console takes 16 bytes)
 #   /testbed/modules.list  one "NAME FILE [PARAM=VALUE...]" line per module,
 #                          in load order; FILE is under /lib/modules/testbed
 #   /testbed/command.sh    the command script (run by sh, cwd /out)
 #
 # Everything left under /out when the command ends is sent to the host on the
-# second serial port (/dev/ttyS1; /dev/console if there is none), each file as
+# results port ($RESULT_PORT, else the second serial port /dev/ttyS1, else /dev/console), each file as
 #   KVMTB <token> FILE <sha256> <size> <relative-name>
 #   <base64 lines>
 #   KVMTB <token> EOF <relative-name>
@@ -30,6 +35,7 @@ export PATH
 
 HUGEPAGES=0
 GUEST_TIMEOUT=0
+RESULT_PORT=
 # shellcheck disable=SC1091
 [ -r /testbed/config ] && . /testbed/config
 
@@ -161,6 +167,14 @@ CHAN=/dev/console
 if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null; then
 	CHAN=/dev/ttyS1
 fi
+# The pattern is meant to be expanded.
+# shellcheck disable=SC2086
+for port in $RESULT_PORT; do
+	if [ -c "$port" ]; then
+		CHAN=$port
+		break
+	fi
+done
 
 send_file() {
 	# $1 = name relative to /out
@@ -193,8 +207,10 @@ nfiles=0
 	done </tmp/send.list
 	printf 'KVMTB %s STATUS %s\n' "$TOKEN" "$rc"
 	printf 'KVMTB %s DONE %s\n' "$TOKEN" "$nfiles"
-} >"$CHAN"
-# Closing the tty above waits until its output has drained.
+} | cat >"$CHAN"
+# Through cat, the port gets whole pipe buffers a write instead of one base64 line: a virtio port moves
+# each write in one exit, and under TCG an exit is dear.  Closing the tty above waits until its output
+# has drained.
 say "done at $(uptime_s) s, powering off"
 poweroff -f
 # Not reached; keep PID 1 alive if poweroff failed.

@@ -303,13 +303,7 @@ fi
 } >"$root/testbed/build-info"
 
 # --- archive -------------------------------------------------------------------
-# Fixed timestamps and ownership: the same inputs give the same image.
-find "$root" -exec touch -h -d @0 {} +
-(
-	cd "$root"
-	find . -mindepth 1 -print0 | LC_ALL=C sort -z |
-		cpio --null --create --format=newc --owner=0:0 --reproducible --quiet
-) | gzip -n -6 >"$work/initramfs.cpio.gz"
+tb_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 cp "$work/initramfs.cpio.gz" "$output"
 printf '%s: wrote %s (%s bytes; kernel %s; modules: %s%s)\n' "$tb_prog" "$output" \
 	"$(wc -c <"$output")" "$krel" "${order[*]}" \

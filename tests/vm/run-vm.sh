@@ -230,64 +230,7 @@ if [ -s "$work/qemu.log" ]; then
 fi
 
 # --- decode the results ----------------------------------------------------------
-# decode SOURCE: split the marked-up stream into $work/d/N.b64 files plus a
-# manifest "N SHA256 SIZE NAME" of the files whose EOF marker arrived.
-decode() {
-	rm -rf "$work/d"
-	mkdir "$work/d"
-	tr -d '\r' <"$1" | awk -v tok="$token" -v dir="$work/d" '
-		$1 == "KVMTB" && $2 == tok {
-			if ($3 == "FILE" && NF == 6) {
-				if (cur != "") close(cur)
-				n++; cur = dir "/" n ".b64"; sha = $4; size = $5; name = $6
-				printf "" > cur
-				next
-			}
-			if ($3 == "EOF" && cur != "" && $4 == name) {
-				close(cur); cur = ""
-				print n, sha, size, name > (dir "/manifest")
-				next
-			}
-			if ($3 == "STATUS") print $4 > (dir "/status")
-			if ($3 == "DONE") print $4 > (dir "/done")
-			if (cur != "") { close(cur); cur = "" }
-			next
-		}
-		cur != "" { print > cur }
-	'
-	[ -s "$work/d/done" ]
-}
-
-channel=serial
-if ! decode "$results"; then
-	# No second serial port in the guest: /init fell back to the console.
-	if decode "$console"; then channel=console; else channel=none; fi
-fi
-
-failure=""
-nfiles=0
-declared=-1
-[ ! -s "$work/d/done" ] || declared=$(cat "$work/d/done")
-if [ -s "$work/d/manifest" ]; then
-	while read -r n sha size name; do
-		case /$name/ in
-		*/./* | */../* | *//*) failure="unsafe file name '$name' from the guest"; continue ;;
-		esac
-		case $name in
-		*[!A-Za-z0-9._/+-]*) failure="unsafe file name '$name' from the guest"; continue ;;
-		esac
-		dec=$work/d/$n.bin
-		if ! base64 -d "$work/d/$n.b64" >"$dec" 2>/dev/null ||
-			[ "$(wc -c <"$dec")" != "$size" ] ||
-			[ "$(sha256sum "$dec" | cut -d' ' -f1)" != "$sha" ]; then
-			failure="file '$name' arrived corrupted (size or sha256 mismatch)"
-			continue
-		fi
-		mkdir -p "$(dirname "$outdir/$name")"
-		cp "$dec" "$outdir/$name"
-		nfiles=$((nfiles + 1))
-	done <"$work/d/manifest"
-fi
+tb_decode_results "$work" "$token" "$results" "$console" "$outdir"
 
 guest_env=$meta/testbed.env
 genv() {
@@ -296,8 +239,6 @@ genv() {
 	sed -n "s/^$1=//p" "$guest_env" | head -n 1
 }
 
-command_status=""
-[ ! -s "$work/d/status" ] || command_status=$(cat "$work/d/status")
 
 timed_out=no
 case $qemu_status in

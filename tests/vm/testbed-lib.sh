@@ -79,3 +79,80 @@ tb_now() {
 tb_elapsed() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'
 }
+
+# tb_pack_initramfs ROOT OUT: ROOT as a gzip'd newc cpio at OUT, with fixed timestamps and ownership
+# (the same inputs give the same image).
+tb_pack_initramfs() {
+	find "$1" -exec touch -h -d @0 {} +
+	(
+		cd "$1" || exit 2
+		find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+			cpio --null --create --format=newc --owner=0:0 --reproducible --quiet
+	) | gzip -n -6 >"$2"
+}
+
+# tb_decode_stream WORK TOKEN SOURCE: split what guest-init.sh sent (KVMTB TOKEN FILE/EOF/STATUS/DONE
+# lines around base64) into WORK/d/N.b64 files plus a manifest "N SHA256 SIZE NAME" of the files
+# whose EOF marker arrived; true when the DONE line came.
+tb_decode_stream() {
+	rm -rf "$1/d"
+	mkdir "$1/d"
+	tr -d '\r' <"$3" | awk -v tok="$2" -v dir="$1/d" '
+		$1 == "KVMTB" && $2 == tok {
+			if ($3 == "FILE" && NF == 6) {
+				if (cur != "") close(cur)
+				n++; cur = dir "/" n ".b64"; sha = $4; size = $5; name = $6
+				printf "" > cur
+				next
+			}
+			if ($3 == "EOF" && cur != "" && $4 == name) {
+				close(cur); cur = ""
+				print n, sha, size, name > (dir "/manifest")
+				next
+			}
+			if ($3 == "STATUS") print $4 > (dir "/status")
+			if ($3 == "DONE") print $4 > (dir "/done")
+			if (cur != "") { close(cur); cur = "" }
+			next
+		}
+		cur != "" { print > cur }
+	'
+	[ -s "$1/d/done" ]
+}
+
+# tb_decode_results WORK TOKEN RESULTS CONSOLE OUTDIR: decode the results channel (RESULTS, else the
+# console CONSOLE the guest fell back to) and copy every file that arrived intact to OUTDIR.  Sets
+# channel (results, console or none), nfiles, declared (-1: no DONE line), command_status, and
+# failure (empty, or why the results cannot be trusted).
+tb_decode_results() {
+	local work=$1 n sha size name dec
+	channel=results
+	if ! tb_decode_stream "$work" "$2" "$3"; then
+		if tb_decode_stream "$work" "$2" "$4"; then channel=console; else channel=none; fi
+	fi
+	failure=""
+	nfiles=0
+	declared=-1
+	command_status=""
+	[ ! -s "$work/d/done" ] || declared=$(cat "$work/d/done")
+	[ ! -s "$work/d/status" ] || command_status=$(cat "$work/d/status")
+	[ -s "$work/d/manifest" ] || return 0
+	while read -r n sha size name; do
+		case /$name/ in
+		*/./* | */../* | *//*) failure="unsafe file name '$name' from the guest"; continue ;;
+		esac
+		case $name in
+		*[!A-Za-z0-9._/+-]*) failure="unsafe file name '$name' from the guest"; continue ;;
+		esac
+		dec=$work/d/$n.bin
+		if ! base64 -d "$work/d/$n.b64" >"$dec" 2>/dev/null ||
+			[ "$(wc -c <"$dec")" != "$size" ] ||
+			[ "$(sha256sum "$dec" | cut -d' ' -f1)" != "$sha" ]; then
+			failure="file '$name' arrived corrupted (size or sha256 mismatch)"
+			continue
+		fi
+		mkdir -p "$(dirname "$5/$name")"
+		cp "$dec" "$5/$name"
+		nfiles=$((nfiles + 1))
+	done <"$work/d/manifest"
+}

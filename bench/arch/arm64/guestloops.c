@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* guestloops.c: arm64 has neither CPUID nor RDTSCP: the loops refuse (the guest suite is x86 only). */
+/* guestloops.c: arm64 has neither CPUID nor RDTSCP: the loops refuse, and the guest suite skips their tests
+ * with the reason (its floors and hackbench run). */
 #include <errno.h>
 
 #include "core/kb.h"

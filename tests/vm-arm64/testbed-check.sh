@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# testbed-check.sh (arm64): host-side check of what came back from the emulated arm64 host.
+# Usage: testbed-check.sh OUTDIR   (exit 0 when everything holds; prints what did not, then a summary)
+# What it holds, whatever suites this kvmbench has on arm64 (today's and those still to come):
+# - the emulated host's KVM: in VHE mode with a vGICv3 (its dmesg; kvmbench info, where it can tell,
+#   must agree), kvmbench's backend "kvm (arm64)", and this machine seen as a VM (QEMU's virt machine);
+# - the minimal VMM ran its HVC loop, one HVC exit per iteration by KVM's hvc_exit_stat;
+# - list, a default run and the guest-side suite: every test ok or skipped with a reason, every check
+#   of an ok test that can invalidate it (fatal) and every exit cross-check passed;
+# - the guest-side suite on arm64 (in the default run, this machine being a VM, and named): its floor
+#   and hackbench measured, seeing the hypervisor underneath; CPUID and RDTSCP skipped as x86's;
+# - compare and report --html of the arm64 result worked inside the emulated host.
+out=$1
+fail=0
+bad() { echo "arm64 testbed: $*"; fail=1; }
+[ -d "$out" ] || { echo "arm64 testbed: no results directory '$out'"; exit 1; }
+dmesg=$out/_testbed/dmesg.txt
+info=$out/info-json.out
+
+rc() { cat "$out/$1.rc" 2>/dev/null || echo missing; }
+for s in minivmm-hvc version info info-json list list-json run guest compare report; do
+	[ "$(rc $s)" = 0 ] || bad "step $s exited $(rc $s) (see $s.err)"
+done
+
+# --- the emulated host's KVM ---------------------------------------------------------------------
+[ -s "$dmesg" ] || bad "no dmesg came back"
+grep -q 'kvm \[[0-9]*\]: VHE mode initialized successfully' "$dmesg" 2>/dev/null ||
+	bad "KVM did not come up in VHE mode (dmesg: $(grep -o 'kvm \[[0-9]*\]: .*mode initialized.*' "$dmesg" 2>/dev/null | head -n 1))"
+grep -Eq 'kvm \[[0-9]*\]: (Protected )?(nVHE|Hyp) mode initialized' "$dmesg" 2>/dev/null &&
+	bad "KVM says it runs in nVHE (hyp) mode: $(grep -Eo 'kvm \[[0-9]*\]: [A-Za-z ]*mode initialized' "$dmesg" | head -n 1)"
+grep -q 'kvm \[[0-9]*\]: GIC system register CPU interface enabled' "$dmesg" 2>/dev/null ||
+	bad "KVM's vGIC has no GICv3 system-register CPU interface (no 'GIC system register CPU interface enabled')"
+grep -q '^\[ *[0-9.]*\] GICv3: ' "$dmesg" 2>/dev/null || bad "the emulated host's GIC is not a GICv3"
+if [ -s "$info" ] && jq -e . "$info" >/dev/null 2>&1; then
+	[ "$(jq -r .kvm.backend "$info")" = "kvm (arm64)" ] || bad "backend is '$(jq -r .kvm.backend "$info")', not 'kvm (arm64)'"
+	[ "$(jq -r .cpu.arch "$info")" = arm64 ] || bad "info's CPU is '$(jq -r .cpu.arch "$info")', not arm64"
+	mode=$(jq -r '.virtualization.kvm_mode // "unknown"' "$info")
+	case $mode in vhe | unknown) ;; *) bad "info says KVM runs in mode '$mode', not vhe" ;; esac
+	[ "$(jq -r '.virtualization.vhe // "unknown"' "$info")" != false ] || bad "info says the CPU has no VHE"
+	case $(jq -r '.virtualization.gic // "unknown"' "$info") in
+	unknown | GICv3*) ;; *) bad "info says the GIC CPU interface is '$(jq -r .virtualization.gic "$info")'" ;;
+	esac
+	jq -e '.virtualization.under_hypervisor == true and .virtualization.hypervisor == "QEMU (virt machine)"' "$info" >/dev/null ||
+		bad "info does not see the emulated host as a VM (under_hypervisor $(jq -c .virtualization.under_hypervisor "$info"), hypervisor $(jq -c .virtualization.hypervisor "$info"))"
+else
+	bad "no valid info --json came back"
+fi
+
+# --- the minimal VMM -------------------------------------------------------------------------------
+mini=$out/minivmm-hvc.out
+nmini=$(grep -c '^[0-9]' "$mini" 2>/dev/null)
+[ "${nmini:-0}" -ge 1 ] || bad "the minimal VMM measured nothing"
+grep -q 'hvc_exit_stat read' "$mini" 2>/dev/null || bad "the minimal VMM could not read KVM's hvc_exit_stat"
+awk '/^[0-9]/ && ($3 < 0.99 || $3 > 1.01) { bad = 1 } END { exit bad }' "$mini" 2>/dev/null ||
+	bad "the minimal VMM's HVCs did not exit once each: $(grep '^[0-9]' "$mini" | cut -d' ' -f3 | tr '\n' ' ')"
+
+# --- list, the default run, the guest-side suite ------------------------------------------------------
+jq -e 'type == "array" and length > 0 and
+	all(.[]; .unavailable == null or (.hidden and (.unavailable | type == "string" and length > 0)))' \
+	"$out/list-json.out" >/dev/null 2>&1 || bad "list --json: not every suite is runnable or hidden with a reason"
+judge() {   # judge FILE: every test ok or skipped with a reason; the checks of an ok test passed
+	f=$out/$1
+	jq -e '.tests | type == "array" and length > 0' "$f" >/dev/null 2>&1 || { bad "$1: no tests in it"; return; }
+	jq -r '.tests[] | select(.status != "ok" and .status != "skipped") | "\(.id): \(.status): \(.reason)"' "$f" |
+		while read -r line; do echo "arm64 testbed: $1: $line"; done | grep . && fail=1
+	jq -r '.tests[] | select(.status == "skipped" and ((.reason // "") | length) == 0) | .id' "$f" |
+		while read -r id; do echo "arm64 testbed: $1: $id skipped without a reason"; done | grep . && fail=1
+	jq -r '.tests[] | select(.status == "ok") | .id as $id | .checks[]? |
+		select(.pass != true and (.fatal == true or (.name | startswith("exits")))) |
+		"\($id): check \(.name) failed (measured \(.measured), want \(.min)..\(.max))"' "$f" |
+		while read -r line; do echo "arm64 testbed: $1: $line"; done | grep . && fail=1
+}
+judge result.json
+judge guest.json
+[ ! -s "$out/hvc.json" ] || judge hvc.json
+r=$out/result.json
+for t in nop hackbench-pipe hackbench-socket; do
+	[ "$(jq -r --arg t "guest/$t" '.tests[] | select(.id == $t) | .status' "$r" 2>/dev/null)" = ok ] ||
+		bad "the default run did not measure guest/$t: $(jq -r --arg t "guest/$t" '.tests[] | select(.id == $t) | .reason' "$r" 2>/dev/null)"
+	jq -e --arg t "guest/$t" '.tests[] | select(.id == $t) | .extra.hypervisor.present == true and
+		any(.checks[]; .name == "under_hypervisor" and .pass)' "$r" >/dev/null 2>&1 ||
+		bad "guest/$t does not see a hypervisor underneath"
+done
+for f in result.json guest.json; do
+	jq -e '.tests[] | select(.id == "guest/cpuid") | .status == "skipped" and (.reason | test("x86 instruction"))' \
+		"$out/$f" >/dev/null 2>&1 || bad "$f: guest/cpuid is not skipped as an x86 instruction: $(jq -c '.tests[] | select(.id == "guest/cpuid") | [.status, .reason]' "$out/$f" 2>/dev/null)"
+done
+jq -e '.tests[] | select(.id == "guest/rdtscp") | .status == "skipped" and (.reason | test("x86 instruction"))' \
+	"$r" >/dev/null 2>&1 || bad "guest/rdtscp is not skipped as an x86 instruction"
+jq -e '[.tests[].id] == ["guest/nop", "guest/cpuid"] and (.tests[0].status == "ok")' "$out/guest.json" >/dev/null 2>&1 ||
+	bad "run guest/nop guest/cpuid did not run the two tests named, guest/nop measured: $(jq -c '[.tests[] | [.id, .status]]' "$out/guest.json" 2>/dev/null)"
+
+# --- compare and report of the arm64 result, inside ----------------------------------------------------
+grep -q 'guest/nop' "$out/compare.out" 2>/dev/null || bad "compare of the arm64 result names no guest/nop"
+grep -q '<html' "$out/report.html" 2>/dev/null && grep -q 'guest/hackbench-pipe' "$out/report.html" ||
+	bad "report -f html of the arm64 result is not an HTML report of its tests"
+
+n_ok=$(jq -s '[.[].tests[] | select(.status == "ok")] | length' "$out/result.json" "$out/guest.json" 2>/dev/null)
+n_skip=$(jq -s '[.[].tests[] | select(.status == "skipped")] | length' "$out/result.json" "$out/guest.json" 2>/dev/null)
+n_x=$(jq -s '[.[].tests[]? | select(.status == "ok") | .checks[]? | select(.name | startswith("exits"))] | length' \
+	"$out/result.json" "$out/guest.json" $([ -s "$out/hvc.json" ] && echo "$out/hvc.json") 2>/dev/null)
+echo "arm64 testbed: summary: minivmm hvc $(grep '^[0-9]' "$mini" 2>/dev/null | cut -d' ' -f1 | tr '\n' ' ')ns/iteration;" \
+	"default run + guest suite: ${n_ok:-?} ok, ${n_skip:-?} skipped; ${n_x:-?} exit cross-checks made"
+exit $fail
