@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -346,10 +347,54 @@ static void watchdog_disarm(struct kb_vcpu *vcpu)
 	timer_settime(vcpu->timer, 0, &its, NULL);
 }
 
+/* The time this thread has waited, runnable, for a CPU (the second field of its schedstat), in ns;
+ * false when the kernel does not tell (no CONFIG_SCHED_INFO). */
+static bool runqueue_wait_ns(uint64_t *wait)
+{
+	char buf[96];
+	unsigned long long cpu, w;
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if (sscanf(buf, "%llu %llu", &cpu, &w) != 2)
+		return false;
+	*wait = w;
+	return true;
+}
+
+/*
+ * A watchdog that fired may have caught a thread that was starved, not a guest that hung: on a busy
+ * host a vCPU thread can wait for a CPU longer than --timeout.  So the guest gets a look of a quarter
+ * of the bound more; if its thread spent over three quarters of that look waiting for a CPU (it ran
+ * for less than a quarter: a host busier than 4 runnable threads a CPU), another look, up to three
+ * times the bound in all.  A hung guest spins on its CPU or sleeps in HLT: on a host less busy than
+ * that it is stopped a quarter of the bound after the bound.  Nothing of this is on the fast path.
+ */
+static bool starved_look(uint64_t timeout_ns, int *looks, uint64_t *wait_at, uint64_t *look_ns)
+{
+	uint64_t wait, look = timeout_ns / KB_WATCHDOG_LOOK_DIV;
+
+	if (!look || !runqueue_wait_ns(&wait))
+		return false;
+	if (*looks > 0 && wait - *wait_at <= look / 4 * 3)
+		return false;   /* the last look was not starved: a hang */
+	if (*looks >= KB_WATCHDOG_MAX_EXTRA * KB_WATCHDOG_LOOK_DIV)
+		return false;
+	(*looks)++;
+	*wait_at = wait;
+	*look_ns = look;
+	return true;
+}
+
 int kb_vcpu_run(struct kb_vcpu *vcpu, uint64_t timeout_ns)
 {
-	uint64_t deadline = kb_now_ns() + timeout_ns, left = timeout_ns, now;
-	int r, err;
+	uint64_t deadline = kb_now_ns() + timeout_ns, left = timeout_ns, now, wait_at = 0;
+	int r, err, looks = 0;
 
 	running_vcpu = vcpu;
 	vcpu->watchdog_fired = 0;
@@ -368,8 +413,15 @@ int kb_vcpu_run(struct kb_vcpu *vcpu, uint64_t timeout_ns)
 			vcpu->user_exits++;
 		watchdog_disarm(vcpu);
 		vcpu->run->immediate_exit = 0;
-		if (vcpu->watchdog_fired)
-			return -ETIMEDOUT;
+		if (vcpu->watchdog_fired) {
+			if (!starved_look(timeout_ns, &looks, &wait_at, &left)) {
+				vcpu->watchdog_looks = looks;
+				return -ETIMEDOUT;
+			}
+			vcpu->watchdog_fired = 0;
+			deadline = kb_now_ns() + left;
+			continue;
+		}
 		if (err != EINTR)
 			break;
 		if (stop_flag && *stop_flag)

@@ -47,6 +47,11 @@ struct kb_vm {
 	uint32_t dirty_ring_bytes;   /* per vCPU, once kb_vm_enable_dirty_ring() has run; 0: no ring */
 };
 
+/* The watchdog's looks after its bound (kb_vcpu_run()): each this fraction of the bound, at most
+ * this many bounds' worth in all. */
+#define KB_WATCHDOG_LOOK_DIV 4
+#define KB_WATCHDOG_MAX_EXTRA 3
+
 struct kb_vcpu {
 	struct kb_vm *vm;
 	int id;
@@ -61,6 +66,8 @@ struct kb_vcpu {
 	timer_t timer;
 	bool timer_armed;
 	volatile int watchdog_fired;
+	int watchdog_looks;         /* after a -ETIMEDOUT: the looks of KB_WATCHDOG_LOOK_DIV-th of the bound
+	                             * it gave after the bound, in case the thread was only starved */
 	int kick_slot;                      /* 1 + its thread's slot for kb_vcpu_kick_all(); 0: none */
 };
 
