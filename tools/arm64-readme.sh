@@ -42,7 +42,7 @@ printf 'README command 1: %s\nREADME command 2: %s\n' "$cmd1" "$cmd2"
 # The mirror this machine's apt uses for bookworm (one-line or deb822 sources).
 mirror=$( (sed -n 's/^deb \(\[[^]]*\] \)*\([^ ]*\) bookworm .*/\2/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
 	awk '/^URIs:/ { print $2 }' /etc/apt/sources.list.d/*.sources 2>/dev/null
-	echo http://deb.debian.org/debian) | head -n 1)
+	echo http://deb.debian.org/debian) | sed -n 1p)
 
 # The part that runs with arm64 programs: bootstrap, then each command in the root, chrooted.
 inner() {
