@@ -44,7 +44,7 @@ step() {
 	start=$(date +%s)
 	"$@" >"$work/$name.log" 2>&1 &
 	wait $! || rc=$?
-	summary+=("$(printf '%-12s %4ss  %s' "$name" $(($(date +%s) - start)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+	summary+=("$(printf '%-15s %4ss  %s' "$name" $(($(date +%s) - start)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
 	if [ $rc -ne 0 ]; then
 		tail -n 60 "$work/$name.log"
 		say "$name failed (exit $rc); the whole log is $work/$name.log"
