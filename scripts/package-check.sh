@@ -354,6 +354,7 @@ cross_root_tarball() {
 		echo "bootstrapping a Debian 12 cross root from $mirror into $tar" >&2
 		mkdir -p "$cache"
 		rm -f "$cache"/bookworm-cross-arm64-*.tar
+		# shellcheck disable=SC2016 # "$1", the root, is expanded by mmdebstrap's hooks
 		mmdebstrap --variant=apt --architectures=amd64,arm64 \
 			--include=build-essential,crossbuild-essential-arm64,dpkg-dev \
 			--customize-hook='mkdir -p "$1/tmp/kvmbench-deps"' \

@@ -36,7 +36,7 @@ readme_cmd() {	# readme_cmd N: the command under the README's comment "# N. ..."
 }
 cmd1=$(readme_cmd 1)
 cmd2=$(readme_cmd 2)
-[ -n "$cmd1" ] && [ -n "$cmd2" ] || fail "README.md: cannot find its two commands (# 1. and # 2.)"
+if [ -z "$cmd1" ] || [ -z "$cmd2" ]; then fail "README.md: cannot find its two commands (# 1. and # 2.)"; fi
 printf 'README command 1: %s\nREADME command 2: %s\n' "$cmd1" "$cmd2"
 
 # The mirror this machine's apt uses for bookworm (one-line or deb822 sources).
