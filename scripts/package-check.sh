@@ -396,15 +396,13 @@ arm64_check() {
 	local deb
 	deb=$(echo "$work"/deb-arm64/kvmbench_"$version"-*_arm64.deb)
 	sh "$srcdir/scripts/pkg-arch-check.sh" "$deb" arm64
-	if command -v qemu-aarch64-static >/dev/null; then
-		rm -rf "$work/deb-arm64-root"
-		dpkg-deb -x "$deb" "$work/deb-arm64-root"
-		qemu-aarch64-static -L "$work/cross-root" "$work/deb-arm64-root/usr/bin/kvmbench" --version |
-			grep -qx "kvmbench $version"
-		qemu-aarch64-static -L "$work/cross-root" "$work/deb-arm64-root/usr/bin/kvmbench" --version
-	else
-		echo "qemu-aarch64-static not installed: the arm64 program was not run"
-	fi
+	command -v qemu-aarch64-static >/dev/null ||
+		{ echo "qemu-aarch64-static not found: install qemu-user-static (scripts/deps.sh)" >&2; return 1; }
+	rm -rf "$work/deb-arm64-root"
+	dpkg-deb -x "$deb" "$work/deb-arm64-root"
+	qemu-aarch64-static -L "$work/cross-root" "$work/deb-arm64-root/usr/bin/kvmbench" --version |
+		grep -qx "kvmbench $version"
+	qemu-aarch64-static -L "$work/cross-root" "$work/deb-arm64-root/usr/bin/kvmbench" --version
 }
 step deb-arm64 deb_arm64
 if [ "$last" -eq 0 ]; then
