@@ -4,7 +4,8 @@
 # time in the tree it has just built and passed, and made again there (incremental, KB_CROSS_REUSE):
 # a compiler warning in the arm64 code, defects the arm64 tests catch under qemu
 # (tests/mutants/arm64-variant-ignored.mutant, arch-suite-always-available.mutant), and an x86 suite
-# that list or run of the arm64 kvmbench treats as runnable (scripts/cross-arm64-program.sh).  Each plant is removed again.  TAP output; make
+# that list or run of the arm64 kvmbench treats as runnable, and list --json's arches claiming every
+# architecture (scripts/cross-arm64-program.sh).  Each plant is removed again.  TAP output; make
 # check-cross-arm64 runs it after cross-arm64.sh.
 # Usage: scripts/cross-arm64-planted.sh SRCDIR BUILDDIR   (the two cross-arm64.sh was given)
 set -u
@@ -48,5 +49,8 @@ plant list-shows-x86-runnable "checks of the arm64 kvmbench failed" \
 plant run-ignores-arch "checks of the arm64 kvmbench failed" \
 	'cp src/cli/cmd-run.c cmd-run.c.orig && sed -i "s/const char \*unmet = kb_suite_unavailable(sel->suite) ?/const char *unmet = 0 ?/" src/cli/cmd-run.c && ! cmp -s cmd-run.c.orig src/cli/cmd-run.c' \
 	'mv cmd-run.c.orig src/cli/cmd-run.c'
+# list --json's arches claiming every architecture for every suite (tests/mutants/list-arches-all.mutant).
+plant list-arches-all "checks of the arm64 kvmbench failed" "patch -p1 -s -i '$src/tests/mutants/list-arches-all.mutant'" \
+	"patch -p1 -R -s -i '$src/tests/mutants/list-arches-all.mutant'"
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -41,6 +41,8 @@ jq -r '.[] | .name + " " + (if .unavailable == null then "arm64"
 	"$out/list.json" | sort >"$out/listed"
 check "list shows every suite, the x86-only ones ($(grep -c x86only "$out/declared")) hidden with the reason 'x86 only', the rest runnable" \
 	diff "$out/declared" "$out/listed"
+check "list --json names each suite's architectures, arm64 exactly for the runnable ones" \
+	jq -e 'all(.[]; (.arches | length) > 0 and ((.arches | index("arm64")) != null) == (.unavailable == null))' "$out/list.json"
 check "list (text) says why each x86-only suite is hidden" \
 	sh -c "qemu-aarch64-static '$build/kvmbench' list >'$out/list.txt' && [ \$(grep -c '(hidden: x86 only' '$out/list.txt') -eq $(grep -c x86only "$out/declared") ]"
 

@@ -5,7 +5,10 @@
 # the Debian package (dpkg-buildpackage, checked with lintian and unpacked to run it) and the RPM
 # (rpmbuild; on Debian with --nodeps, since Debian's rpm database knows no Fedora packages).
 # The .deb is also installed, used and purged in a fresh Debian 12 root (mmdebstrap), built twice
-# to check that it is reproducible, and the RPM is checked with rpmlint.
+# to check that it is reproducible, and the RPM is checked with rpmlint.  Both are cross-built for
+# arm64 too: the .deb with dpkg-buildpackage -a arm64 in a Debian 12 root of its own (its build
+# dependencies installed there, never here), the RPM with rpmbuild --target aarch64 and the cross
+# compiler; each is checked to hold aarch64 programs only (scripts/pkg-arch-check.sh) and linted.
 #
 # Usage: scripts/package-check.sh [WORKDIR]
 #   Run from a tree configured in place (as .ci/run leaves it: distcheck runs there) or from an
@@ -13,8 +16,8 @@
 #   needs when run as root.  Everything else goes to WORKDIR (default: a new directory in /tmp),
 #   which is kept: the .deb, the .rpm and the logs are there.
 #   KB_PACKAGE_TARBALL=kvmbench-VERSION.tar.gz packages that tarball instead, without distcheck.
-#   KB_PACKAGE_CACHE=DIR keeps the bootstrapped Debian 12 root there, one tarball a day
-#   (default /var/cache/kvmbench/mmdebstrap).
+#   KB_PACKAGE_CACHE=DIR keeps the bootstrapped Debian 12 roots there, one tarball a day each (the
+#   cross root's keyed by debian/control's build dependencies too; default /var/cache/kvmbench/mmdebstrap).
 #   KB_PACKAGE_TESTS=1 also runs the test suite inside dpkg-buildpackage and rpmbuild (by default
 #   they leave it out: distcheck has just run it on the same tarball).
 set -euo pipefail
@@ -41,7 +44,7 @@ step() {
 	start=$(date +%s)
 	"$@" >"$work/$name.log" 2>&1 &
 	wait $! || rc=$?
-	summary+=("$(printf '%-12s %4ss  %s' "$name" $(($(date +%s) - start)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+	summary+=("$(printf '%-15s %4ss  %s' "$name" $(($(date +%s) - start)) "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
 	if [ $rc -ne 0 ]; then
 		tail -n 60 "$work/$name.log"
 		say "$name failed (exit $rc); the whole log is $work/$name.log"
@@ -163,6 +166,7 @@ unpacked() {
 		MANWIDTH=80 man -l "$root/usr/share/man/man1/kvmbench.1.gz" | head -n 5 | grep -q 'kvmbench - benchmark suite'
 	fi
 	dpkg-deb --field "$work"/deb/kvmbench_"$version"-*_amd64.deb Depends
+	KB_PKG_NO_LINTIAN=1 sh "$srcdir/scripts/pkg-arch-check.sh" "$(echo "$work"/deb/kvmbench_"$version"-*_amd64.deb)" amd64
 }
 # ---- the .deb on a clean Debian 12, as a user installs it: apt resolves its dependencies ----
 # The mirror of this machine's apt sources that serves bookworm (deb822 or one-line style).
@@ -331,9 +335,91 @@ if [ "$last" -eq 0 ]; then
 	step reproducible reproducible
 fi
 
-# ---- RPM: rpmbuild from the tarball ----
-rpmpkg() {
-	local top=$work/rpm opts=()
+# ---- Debian for arm64: cross-built from the tarball in a Debian 12 root of its own ----
+# libgsl-dev is not Multi-Arch: same, so its arm64 package cannot be installed beside the amd64 one
+# on this machine: the cross build's dependencies (apt-get build-dep -a arm64) go into an amd64 root
+# with arm64 as a foreign architecture, never into this system.  The root, with them installed, is
+# kept as a tarball, keyed by debian/control's build dependencies and the day.
+cross_root_tarball() {
+	local cache=${KB_PACKAGE_CACHE:-/var/cache/kvmbench/mmdebstrap} mirror tar key deps
+	deps=$(mktemp -d)
+	mkdir -p "$deps/debian"
+	tar -xzf "$tarball" -O "kvmbench-$version/debian/control" >"$deps/debian/control"
+	key=$(sed -n '/^Build-Depends/,/^[A-Z][^ ]*:/p' "$deps/debian/control" | sha256sum | cut -c1-12)
+	tar=$cache/bookworm-cross-arm64-$key-$(date -u +%Y%m%d).tar
+	if [ -f "$tar" ]; then
+		echo "cached cross root: $tar" >&2
+	else
+		mirror=$(bookworm_mirror | head -n 1)
+		echo "bootstrapping a Debian 12 cross root from $mirror into $tar" >&2
+		mkdir -p "$cache"
+		rm -f "$cache"/bookworm-cross-arm64-*.tar
+		# shellcheck disable=SC2016 # "$1", the root, is expanded by mmdebstrap's hooks
+		mmdebstrap --variant=apt --architectures=amd64,arm64 \
+			--include=build-essential,crossbuild-essential-arm64,dpkg-dev \
+			--customize-hook='mkdir -p "$1/tmp/kvmbench-deps"' \
+			--customize-hook="copy-in $deps/debian /tmp/kvmbench-deps" \
+			--chrooted-customize-hook='apt-get build-dep -y --no-install-recommends -a arm64 -P cross,nocheck /tmp/kvmbench-deps' \
+			--customize-hook='rm -rf "$1/tmp/kvmbench-deps"' \
+			bookworm "$tar.tmp.tar" "$mirror" >&2 || { rm -rf "$deps"; return 1; }
+		mv "$tar.tmp.tar" "$tar"
+	fi
+	rm -rf "$deps"
+	echo "$tar"
+}
+deb_arm64() {
+	local tar root=$work/cross-root
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "package-check: the arm64 cross build needs root (chroot)" >&2
+		return 1
+	fi
+	tar=$(cross_root_tarball)
+	rm -rf "$root" "$work/deb-arm64" && mkdir -p "$root" "$work/deb-arm64"
+	tar -xf "$tar" -C "$root"
+	cp "$tarball" "$root/root/"
+	# The cross build: dpkg-buildpackage checks the build dependencies for arm64 itself.
+	cat <<SCRIPT | in_root "$root"
+set -eux
+cd /root
+tar -xzf kvmbench-$version.tar.gz
+cd kvmbench-$version
+DEB_BUILD_OPTIONS="nocheck parallel=$jobs" dpkg-buildpackage -a arm64 --build-profiles=cross,nocheck -us -uc -b
+SCRIPT
+	cp "$root"/root/kvmbench*_"$version"-*_arm64.* "$work/deb-arm64/"
+	ls -l "$work/deb-arm64"
+	dpkg-deb --info "$work"/deb-arm64/kvmbench_"$version"-*_arm64.deb
+	dpkg-deb --contents "$work"/deb-arm64/kvmbench_"$version"-*_arm64.deb
+}
+# The arm64 package: arm64 in its control file and in every ELF file, and lintian-clean; then the
+# program itself, run under qemu-aarch64-static with the cross root's arm64 libraries.
+arm64_check() {
+	local deb
+	deb=$(echo "$work"/deb-arm64/kvmbench_"$version"-*_arm64.deb)
+	sh "$srcdir/scripts/pkg-arch-check.sh" "$deb" arm64
+	command -v qemu-aarch64-static >/dev/null ||
+		{ echo "qemu-aarch64-static not found: install qemu-user-static (scripts/deps.sh)" >&2; return 1; }
+	rm -rf "$work/deb-arm64-root"
+	dpkg-deb -x "$deb" "$work/deb-arm64-root"
+	qemu-aarch64-static -L "$work/cross-root" "$work/deb-arm64-root/usr/bin/kvmbench" --version |
+		grep -qx "kvmbench $version"
+	qemu-aarch64-static -L "$work/cross-root" "$work/deb-arm64-root/usr/bin/kvmbench" --version
+}
+step deb-arm64 deb_arm64
+if [ "$last" -eq 0 ]; then
+	step lint-arm64 arm64_check
+fi
+rm -rf "$work/cross-root"
+
+# ---- RPM: rpmbuild from the tarball, for x86_64 and, cross-compiled, for aarch64 ----
+# rpmbuild --target aarch64 alone builds an x86-64 program into an .aarch64.rpm: on Debian rpm's
+# --target sets the target architecture only, and %configure's --host and --build stay this
+# machine's (%{_host}, x86_64-pc-linux-gnu).  The aarch64 build names the cross compiler's triplet
+# as %{_host}, this machine's as %{_build}, the cross binutils for rpm's strip and objdump, and the
+# arm64 libraries' pkg-config files (scripts/deps.sh installs them; GSL's unpacked apart, as for
+# scripts/cross-arm64.sh, which links its static library).
+rpmpkg() {	# rpmpkg ARCH
+	local arch=$1 top=$work/rpm opts=() gsl=${KB_ARM64_GSL:-/var/cache/kvmbench/arm64-gsl}
+	[ "$arch" = x86_64 ] || top=$work/rpm-$arch
 	rm -rf "$top"
 	mkdir -p "$top/SOURCES"
 	cp "$tarball" "$top/SOURCES/"
@@ -344,23 +430,41 @@ rpmpkg() {
 	[ "$(readlink -f /bin/sh)" = /bin/bash ] ||
 		opts+=(--define '__brp_compress bash %{_rpmconfigdir}/brp-compress %{?_prefix}')
 	[ -n "$nocheck" ] && opts+=(--nocheck)
-	rpmbuild -bb --nodeps --define "_topdir $top" "${opts[@]}" "$top/kvmbench.spec"
-	for r in "$top"/RPMS/*/kvmbench-"$version"-*.rpm; do
+	if [ "$arch" = aarch64 ]; then
+		command -v aarch64-linux-gnu-gcc >/dev/null ||
+			{ echo "aarch64-linux-gnu-gcc not found: install gcc-aarch64-linux-gnu (scripts/deps.sh)" >&2; return 1; }
+		[ -f "$gsl/usr/lib/aarch64-linux-gnu/pkgconfig/gsl.pc" ] ||
+			{ echo "$gsl: no arm64 GSL there (scripts/deps.sh unpacks it)" >&2; return 1; }
+		# The cross build cannot run its tests.
+		opts+=(--target aarch64 --nocheck --define '_host aarch64-linux-gnu' --define "_build $(gcc -dumpmachine)"
+			--define '__strip aarch64-linux-gnu-strip' --define '__objdump aarch64-linux-gnu-objdump')
+		PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig:$gsl/usr/lib/aarch64-linux-gnu/pkgconfig \
+		LDFLAGS="-L$gsl/usr/lib/aarch64-linux-gnu" \
+			rpmbuild -bb --nodeps --define "_topdir $top" "${opts[@]}" "$top/kvmbench.spec"
+	else
+		rpmbuild -bb --nodeps --define "_topdir $top" "${opts[@]}" "$top/kvmbench.spec"
+	fi
+	for r in "$top"/RPMS/"$arch"/kvmbench-"$version"-*."$arch".rpm; do
 		rpm -qip "$r"
 		rpm -qlp "$r"
 		echo "Requires:"
 		rpm -qRp "$r"
+		sh "$srcdir/scripts/pkg-arch-check.sh" "$r" "$arch"
 	done
 }
 # rpmlint: errors fail.  rpm/rpmlint.toml gives it what Fedora's configuration would (Debian's
 # rpmlint has none) and says why each filtered tag cannot apply here.
-rpmcheck() {
-	tar -xzf "$tarball" -O "kvmbench-$version/rpm/rpmlint.toml" >"$work/rpm/rpmlint.toml"
-	rpmlint -c "$work/rpm/rpmlint.toml" "$work/rpm/kvmbench.spec" "$work"/rpm/RPMS/*/kvmbench-"$version"-*.rpm
+rpmcheck() {	# rpmcheck TOPDIR
+	tar -xzf "$tarball" -O "kvmbench-$version/rpm/rpmlint.toml" >"$1/rpmlint.toml"
+	rpmlint -c "$1/rpmlint.toml" "$1/kvmbench.spec" "$1"/RPMS/*/kvmbench-"$version"-*.rpm
 }
-step rpm rpmpkg
+step rpm rpmpkg x86_64
 if [ "$last" -eq 0 ]; then
-	step rpmlint rpmcheck
+	step rpmlint rpmcheck "$work/rpm"
+fi
+step rpm-aarch64 rpmpkg aarch64
+if [ "$last" -eq 0 ]; then
+	step rpmlint-aarch64 rpmcheck "$work/rpm-aarch64"
 fi
 
 finish

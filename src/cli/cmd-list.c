@@ -8,6 +8,7 @@
 #include "core/json.h"
 #include "core/kb.h"
 #include "bench/suites.h"
+#include "vmm/cpuarch.h"
 
 struct list_cfg {
 	bool all;
@@ -63,6 +64,18 @@ static void exits_json(json_object *o, const struct kb_suite *s, const struct kb
 	}
 }
 
+/* The architectures a suite runs on, by name, in enum kb_arch's order. */
+static json_object *arches_json(unsigned int arches)
+{
+	static const enum kb_arch all[] = { KB_ARCH_X86, KB_ARCH_ARM64 };
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (arches & all[i])
+			json_object_array_add(a, json_object_new_string(kb_arch_name(all[i])));
+	return a;
+}
+
 static int cmd_list(void *cfgp, int argc, char **argv)
 {
 	struct list_cfg *c = cfgp;
@@ -90,6 +103,7 @@ static int cmd_list(void *cfgp, int argc, char **argv)
 		kb_json_set_str(js, "summary", s->summary);
 		kb_json_set_bool(js, "hidden", s->hidden || unavailable);
 		kb_json_set_str(js, "unavailable", unavailable);
+		kb_json_set(js, "arches", arches_json(s->arches));
 		if (!c->json && unavailable)
 			printf("%s (hidden: %s) — %s\n", s->name, unavailable, s->summary);
 		else if (!c->json)

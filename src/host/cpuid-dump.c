@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libcpuid/libcpuid.h>
-
 #include "host/cpuid.h"
 #include "host/datafile.h"
 #include "core/kb.h"
@@ -80,7 +78,7 @@ static bool is_dash_line(const char *line, size_t len)
 
 /*
  * Every dump format lists each CPU's leaves up to the maximum that leaf 0 (and 0x80000000) reports;
- * libcpuid's own keeps at most MAX_CPUID_LEVEL of each range.  A block that stops short was cut:
+ * libcpuid's own keeps at most KB_LIBCPUID_DUMP_LEVELS of each range.  A block that stops short was cut:
  * its CPU would be decoded without the leaves it lacks (counted as 0 cores, its PMU called
  * hidden), so the dump is refused, naming the CPU and the leaf.
  */
@@ -102,8 +100,8 @@ int kb_cpuid_check_whole(const struct kb_cpuid_set *s)
 			if (!max || max->r[0] < ranges[k] || max->r[0] > ranges[k] + 0xff)
 				continue;
 			last = max->r[0];
-			if (s->libcpuid_format && last - ranges[k] >= MAX_CPUID_LEVEL)
-				last = ranges[k] + MAX_CPUID_LEVEL - 1;
+			if (s->libcpuid_format && last - ranges[k] >= KB_LIBCPUID_DUMP_LEVELS)
+				last = ranges[k] + KB_LIBCPUID_DUMP_LEVELS - 1;
 			if (!kb_cpuid_find(c, last, 0)) {
 				uint32_t have = 0;
 

@@ -20,13 +20,19 @@ struct kb_cpuid_cpu {
 	size_t n, cap;
 };
 
+/* The leaves of each range a libcpuid dump holds at most: libcpuid's MAX_CPUID_LEVEL (and
+ * MAX_EXT_CPUID_LEVEL), the size of its arrays (libcpuid_constants.h, 0.5 and 0.6).  A fact of the
+ * dump format, written here so that reading dumps needs no libcpuid, which exists for x86 only;
+ * x86 builds check it against libcpuid's own (src/host/arch/x86/cpuid-live.c). */
+#define KB_LIBCPUID_DUMP_LEVELS 32
+
 /* The raw CPUID of a whole machine: one block per logical CPU (old dumps hold only one). */
 struct kb_cpuid_set {
 	struct kb_cpuid_cpu *cpu;
 	size_t ncpus, cap;
 	bool per_cpu;               /* blocks really are distinct logical CPUs */
 	bool live;                  /* read from this machine (kb_cpuid_collect), not from a dump */
-	bool libcpuid_format;       /* libcpuid's "basic_cpuid[N]=" lines: at most MAX_CPUID_LEVEL leaves a range */
+	bool libcpuid_format;       /* libcpuid's "basic_cpuid[N]=" lines: at most KB_LIBCPUID_DUMP_LEVELS leaves a range */
 	char source[256];           /* "this machine" or the file name */
 };
 

@@ -10,6 +10,9 @@
 #include "host/cpuid.h"
 #include "core/kb.h"
 
+_Static_assert(KB_LIBCPUID_DUMP_LEVELS == MAX_CPUID_LEVEL && KB_LIBCPUID_DUMP_LEVELS == MAX_EXT_CPUID_LEVEL,
+	       "the dump reader's limit (host/cpuid.h) is not this libcpuid's");
+
 static void exec_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
 	uint32_t regs[4] = { leaf, 0, sub, 0 };
