@@ -21,11 +21,17 @@ struct kb_cpuid_cpu *kb_cpuid_add_cpu(struct kb_cpuid_set *s, int os_index)
 static uint32_t *slot_of(const struct kb_cpuid_cpu *c, uint32_t leaf, uint32_t sub, size_t *probes)
 {
 	size_t mask = c->nslot - 1;
-	/* Fibonacci hashing of leaf and subleaf as one 64-bit key, the top bits: leaves come in runs
-	 * (0..0x20, 0x80000000..) with runs of subleaves, which it spreads over the slots. */
-	uint64_t key = ((uint64_t)leaf << 32 | sub) * 11400714819323198485ull;
+	/* Leaf and subleaf as one 64-bit key, mixed by MurmurHash3's finaliser (fmix64): leaves come
+	 * in runs at 0, 0x40000000, 0x80000000 with runs of subleaves, which a plain multiplication
+	 * maps onto clusters of the same slots. */
+	uint64_t k = (uint64_t)leaf << 32 | sub;
 
-	for (size_t i = (size_t)(key >> (64 - __builtin_ctzll(c->nslot)));; i = (i + 1) & mask) {
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	k ^= k >> 33;
+	for (size_t i = (size_t)k & mask;; i = (i + 1) & mask) {
 		const struct kb_cpuid_entry *e;
 
 		(*probes)++;

@@ -163,6 +163,21 @@ static void check_pmu(const char *name, const struct kb_cpu_info *c)
 	ok(0, "%s: no expected PMU version for %s in this test", name, c->uarch.id);
 }
 
+/* How many slots of its blocks' indexes a set's leaves took to add: at most 2 a leaf on average
+ * (every real dump here: 1.5 to 1.7; one slot for every leaf, and the first blocks 64 slots
+ * for about 60 leaves, so any clustering shows). */
+static void index_probes_ok(const struct kb_cpuid_set *s, const char *name)
+{
+	size_t n = 0, probes = 0;
+
+	for (size_t i = 0; i < s->ncpus; i++) {
+		n += s->cpu[i].n;
+		probes += s->cpu[i].probes;
+	}
+	ok(probes <= 2 * n, "%s: %zu leaves in %zu blocks took %zu probes to add (at most 2 a leaf)", name, n,
+	   s->ncpus, probes);
+}
+
 static void check_dump(const char *path)
 {
 	char *dup = kb_xstrdup(path), *dir, *folder, *text;
@@ -195,6 +210,8 @@ static void check_dump(const char *path)
 		kb_cpuid_free(&s);
 		goto out;
 	}
+	/* Each block's leaves went into its index in a few probes each (index_probes_ok()). */
+	index_probes_ok(&s, name);
 	kb_cpuid_free(&s);
 
 	ok(c.family == atoi(e.f[0][6]) && c.model == atoi(e.f[0][7]) && c.stepping == atoi(e.f[0][5]),
