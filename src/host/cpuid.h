@@ -13,11 +13,16 @@ struct kb_cpuid_entry {
 	uint32_t r[4];
 };
 
-/* The CPUID of one logical CPU. */
+/* The CPUID of one logical CPU: its leaves in the order they were added, and a hash index of
+ * them (slot[] holds an index into e[] plus one, 0 for a free slot), so that a lookup takes a
+ * few probes and not a scan of every leaf: a dump of 128 CPUs is looked up thousands of times. */
 struct kb_cpuid_cpu {
 	int os_index;               /* the OS's CPU number, or the dump's block number */
 	struct kb_cpuid_entry *e;
 	size_t n, cap;
+	uint32_t *slot;
+	size_t nslot;               /* a power of two, at least twice n; 0 before the first leaf */
+	size_t probes;              /* slots kb_cpuid_add_entry() looked at (tests/unit/cpu counts them) */
 };
 
 /* The leaves of each range a libcpuid dump holds at most: libcpuid's MAX_CPUID_LEVEL (and

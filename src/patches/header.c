@@ -77,8 +77,9 @@ static char *join_words(char **v, size_t n)
 	return b.p;
 }
 
-/* Parse and check a patch's Kvmbench-Patch 1 header (kernel/README.md) against its feature. */
-int kbp_patch_load(const char *dir, const char *rel, const char *feature, struct kb_patch **out)
+/* Parse and check a patch's Kvmbench-Patch 1 header (kernel/README.md) against its feature: the
+ * patch's text as given, or (given NULL) as read from dir/rel. */
+static int patch_make(const char *dir, const char *rel, const char *feature, const char *given, struct kb_patch **out)
 {
 	struct kb_patch *p = kb_xcalloc(1, sizeof(*p));
 	char *vals[NHEADER] = { 0 }, *text = NULL, **diff = NULL, **sorted = NULL;
@@ -93,7 +94,10 @@ int kbp_patch_load(const char *dir, const char *rel, const char *feature, struct
 		err = kb_fail(EINVAL, "features.json: feature '%s': patch '%s' is not a path inside the bundle", feature, rel);
 		goto out;
 	}
-	err = kb_read_all(p->path, KB_PATCH_READ_MAX, &text, NULL);
+	if (given)
+		text = kb_xstrdup(given);
+	else
+		err = kb_read_all(p->path, KB_PATCH_READ_MAX, &text, NULL);
 	if (err) {
 		err = kb_fail(err, "%s (the patch of feature '%s'): %s", p->path, feature, strerror(-err));
 		goto out;
@@ -204,4 +208,14 @@ out:
 	free(text);
 	kbp_patch_free(p);
 	return err;
+}
+
+int kbp_patch_load(const char *dir, const char *rel, const char *feature, struct kb_patch **out)
+{
+	return patch_make(dir, rel, feature, NULL, out);
+}
+
+int kbp_patch_parse(const char *dir, const char *rel, const char *feature, const char *text, struct kb_patch **out)
+{
+	return patch_make(dir, rel, feature, text, out);
 }

@@ -41,6 +41,9 @@ int kbp_patch_run(const char *tree, const char *file, const char *text, bool rev
 /* ---- header.c: a patch's Kvmbench-Patch 1 header ---- */
 /* Parse and check the header of dir/rel, the patch of 'feature', against its diff. */
 int kbp_patch_load(const char *dir, const char *rel, const char *feature, struct kb_patch **out);
+/* The same on the patch's text (up to its first NUL, as read from a file), dir/rel naming it: the
+ * patch-header fuzz target's entry, without a file to write and read back at every input. */
+int kbp_patch_parse(const char *dir, const char *rel, const char *feature, const char *text, struct kb_patch **out);
 void kbp_patch_free(struct kb_patch *p);
 /* The paths of the diff's "diff --git a/P b/P" lines, sorted, duplicates removed. */
 size_t kbp_diff_paths(const char *text, char ***out);

@@ -163,6 +163,21 @@ static void check_pmu(const char *name, const struct kb_cpu_info *c)
 	ok(0, "%s: no expected PMU version for %s in this test", name, c->uarch.id);
 }
 
+/* How many slots of its blocks' indexes a set's leaves took to add: at most 2 a leaf on average
+ * (every real dump here: 1.5 to 1.7; one slot for every leaf, and the first blocks 64 slots
+ * for about 60 leaves, so any clustering shows). */
+static void index_probes_ok(const struct kb_cpuid_set *s, const char *name)
+{
+	size_t n = 0, probes = 0;
+
+	for (size_t i = 0; i < s->ncpus; i++) {
+		n += s->cpu[i].n;
+		probes += s->cpu[i].probes;
+	}
+	ok(probes <= 2 * n, "%s: %zu leaves in %zu blocks took %zu probes to add (at most 2 a leaf)", name, n,
+	   s->ncpus, probes);
+}
+
 static void check_dump(const char *path)
 {
 	char *dup = kb_xstrdup(path), *dir, *folder, *text;
@@ -195,6 +210,8 @@ static void check_dump(const char *path)
 		kb_cpuid_free(&s);
 		goto out;
 	}
+	/* Each block's leaves went into its index in a few probes each (index_probes_ok()). */
+	index_probes_ok(&s, name);
 	kb_cpuid_free(&s);
 
 	ok(c.family == atoi(e.f[0][6]) && c.model == atoi(e.f[0][7]) && c.stepping == atoi(e.f[0][5]),
@@ -332,6 +349,45 @@ static void check_parser(void)
 	   "a missing dump is named: %s", kb_last_error());
 }
 
+/* A block's leaves are found through its hash index: every leaf of a big block (the ranges real CPUs
+ * report, with many subleaves) is found, replaced in place and kept in the order it came, and
+ * adding one takes a few probes, not a scan of every leaf before it (the cpuid-dump fuzz target
+ * spent most of a 128-CPU dump's execution in that scan). */
+static void check_index(void)
+{
+	static const uint32_t bases[] = { 0, 0x40000000u, 0x80000000u, 0xc0000000u };
+	struct kb_cpuid_set s = { 0 };
+	struct kb_cpuid_cpu *c = kb_cpuid_add_cpu(&s, 0);
+	size_t n = 0, found = 0, in_order = 0;
+	uint32_t r[4] = { 0 };
+	const struct kb_cpuid_entry *e;
+
+	for (size_t b = 0; b < ARRAY_SIZE(bases); b++)
+		for (uint32_t leaf = bases[b]; leaf < bases[b] + 32; leaf++)
+			for (uint32_t sub = 0; sub < 32; sub++, n++) {
+				r[0] = leaf ^ sub;
+				kb_cpuid_add_entry(c, leaf, sub, r);
+			}
+	r[0] = 0x1234;
+	kb_cpuid_add_entry(c, 0x80000001u, 7, r);
+	for (size_t b = 0; b < ARRAY_SIZE(bases); b++)
+		for (uint32_t leaf = bases[b]; leaf < bases[b] + 32; leaf++)
+			for (uint32_t sub = 0; sub < 32; sub++) {
+				e = kb_cpuid_find(c, leaf, sub);
+				found += e && e->leaf == leaf && e->subleaf == sub &&
+					 e->r[0] == (leaf == 0x80000001u && sub == 7 ? 0x1234 : (leaf ^ sub));
+				in_order += e && (size_t)(e - c->e) == b * 32 * 32 + (leaf - bases[b]) * 32 + sub;
+			}
+	ok(c->n == n && found == n && in_order == n, "%zu leaves: all found (%zu), in the order added (%zu), "
+	   "a repeated one replaced", n, found, in_order);
+	ok(!kb_cpuid_find(c, 0x20, 0) && !kb_cpuid_find(c, 0, 32) && !kb_cpuid_find(c, 0x80000000u, 0x80000000u),
+	   "absent leaves and subleaves are not found");
+	ok(c->probes <= 2 * (n + 1), "adding %zu leaves took %zu probes (at most 2 a leaf)", n + 1, c->probes);
+	kb_cpuid_free(&s);
+	ok(!kb_cpuid_find(kb_cpuid_add_cpu(&s, 0), 0, 0), "an empty block has no leaf");
+	kb_cpuid_free(&s);
+}
+
 static bool has_advice(json_object *a, const char *id, const char *text)
 {
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
@@ -423,6 +479,7 @@ int main(void)
 
 	check_table();
 	check_parser();
+	check_index();
 	check_advice();
 	check_this_machine();
 	snprintf(dir, sizeof(dir), "%s/cpuid", td ? td : "");

@@ -17,6 +17,7 @@
 #include "core/kb.h"
 #include "host/advice.h"
 #include "host/uarch.h"
+#include "patches/internal.h"
 #include "patches/patches.h"
 #include "tap.h"
 
@@ -719,6 +720,43 @@ static void test_advice(void)
 	json_object_put(params);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* kbp_patch_parse() (the patch-header fuzz target's entry) on a bundled patch's text gives what
+ * kbp_patch_load() gives on its file, and refuses the text cut after its header. */
+static void test_parse_text(const struct kb_bundle *b)
+{
+	size_t same = 0;
+
+	for (size_t i = 0; i < b->npatches; i++) {
+		const struct kb_patch *p = b->patches[i];
+		struct kb_patch *q = NULL;
+		char *text = NULL, *cut;
+		bool eq;
+
+		if (kb_read_all(p->path, (size_t)1 << 20, &text, NULL))
+			continue;
+		eq = !kbp_patch_parse(b->dir, p->file, p->feature, text, &q) && same_str(q->feature, p->feature) &&
+		     same_str(q->title, p->title) && same_str(q->upstream, p->upstream) && same_str(q->base, p->base) &&
+		     same_str(q->path, p->path) && q->nfiles == p->nfiles;
+		for (size_t f = 0; eq && f < p->nfiles; f++)
+			eq = same_str(q->files[f], p->files[f]);
+		kbp_patch_free(q);
+		q = NULL;
+		/* Without its diff, the header's Files: name files the patch does not change. */
+		if ((cut = strstr(text, "\ndiff --git ")))
+			cut[1] = 0;
+		eq = eq && cut && kbp_patch_parse(b->dir, p->file, p->feature, text, &q) == -EINVAL && !q;
+		same += eq;
+		free(text);
+	}
+	ok(b->npatches > 0 && same == b->npatches, "the %zu bundled patches parse from their text as from their file "
+	   "(%zu the same), and are refused without their diff", b->npatches, same);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("KB_SRCDIR");
@@ -734,6 +772,7 @@ int main(void)
 	}
 	test_versions();
 	test_bundle(kdir, &b);
+	test_parse_text(&b);
 	test_damaged(kdir);
 	test_apply_revert(&b);
 	test_conflict(&b);
