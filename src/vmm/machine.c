@@ -202,6 +202,7 @@ again:
 		return kb_fail(ETIMEDOUT, "guest hang: vCPU %d did not exit within %.1f s (watchdog, after %d look%s "
 			       "of %.2f s more: %s); %s", vcpu, timeout_ns / 1e9, v->watchdog_looks,
 			       v->watchdog_looks == 1 ? "" : "s", timeout_ns / 1e9 / KB_WATCHDOG_LOOK_DIV,
+			       !v->watchdog_looks ? "this kernel does not say whether its thread waited for a CPU" :
 			       v->watchdog_looks < KB_WATCHDOG_MAX_EXTRA * KB_WATCHDOG_LOOK_DIV ?
 			       "its thread was not waiting for a CPU" :
 			       "the most it gets, its thread waiting for a CPU or not", state);
