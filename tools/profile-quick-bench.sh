@@ -35,11 +35,17 @@ while [ "$i" -le "$RUNS" ]; do
 	/usr/bin/time -f '%e %U %S %P' -o "$OUT/time.$i" "$K" run --profile quick --json "$OUT/q.$i.json" \
 		>"$OUT/out.$i" 2>&1
 	rc=$?
-	read -r wall user sys share <"$OUT/time.$i"
+	# /usr/bin/time puts "Command exited with non-zero status N" before its line when the run failed.
+	read -r wall user sys share <<EOF
+$(tail -n 1 "$OUT/time.$i")
+EOF
 	verdict=$(jq -r '.profile.verdict // "none"' "$OUT/q.$i.json" 2>/dev/null || echo none)
 	printf 'run %d: %s s wall, %s s user + %s s sys (%s of a CPU), load %s before, exit %d, verdict %s\n' \
 		"$i" "$wall" "$user" "$sys" "$share" "$load" "$rc" "$verdict"
-	[ "$rc" -eq 0 ] && [ "$verdict" = pass ] || status=1
+	if [ "$rc" -ne 0 ] || [ "$verdict" != pass ]; then
+		status=1
+		grep -E '^profile |FAIL|invalid|error' "$OUT/out.$i" | head -n 5 | sed 's/^/    /'
+	fi
 	echo "$wall" >>"$OUT/walls"
 	i=$((i + 1))
 done

@@ -179,13 +179,15 @@ static void add_suite_tests(const struct kb_suite *s, struct selected *sel, size
 
 /* Turn SUITE and SUITE/TEST operands into the list of tests to run.  Without operands: the host
  * suites (skipped with the reason when /dev/kvm is unusable), and the guest-side suites when this
- * machine runs under a hypervisor. */
+ * machine runs under a hypervisor; never a suite of another architecture, which 'list' shows
+ * hidden with the reason (named, it is skipped with it). */
 static int select_tests(int argc, char **argv, bool under_hv, struct selected *sel, size_t max, size_t *n)
 {
 	*n = 0;
 	if (!argc) {
 		for (size_t i = 0; i < kb_nsuites; i++)
-			if (!kb_suites[i]->hidden && (kb_suites[i]->side == KB_SIDE_HOST || under_hv))
+			if (!kb_suites[i]->hidden && !kb_suite_unavailable(kb_suites[i]) &&
+			    (kb_suites[i]->side == KB_SIDE_HOST || under_hv))
 				add_suite_tests(kb_suites[i], sel, n, max);
 		return 0;
 	}
