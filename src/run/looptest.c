@@ -376,8 +376,10 @@ static void record(struct kb_test_result *r, const struct loop_run *lr, struct k
 		double want = t->stats[j].per_iter, stol = 0.02 * fmax(1.0, want) + (double)nsamples * nvcpus / iters;
 		char name[64];
 
-		if (!t->stats[j].name)
+		if (!t->stats[j].name) {
+			free(sample_spi[j]);
 			continue;
+		}
 		snprintf(name, sizeof(name), "kvm_stat_per_iteration.%s", t->stats[j].name);
 		if (i_stat[j] < 0) {
 			kb_test_set_status(r, KB_STATUS_INVALID, "this kernel's KVM stats lack the one the test's exits are "
