@@ -35,10 +35,17 @@
  * then a store to EXIT_GPA (x23) hands the round to the host, and the next KVM_RUN starts another.
  * KVM's SMCCC answer overwrites x0-x3, so the loop keeps its state in x19-x23.
  */
-extern const uint32_t kb_mini_guest[], kb_mini_guest_end[];
+/*
+ * The labels are global and hidden, and so declared to C: a reference to a local label from C goes
+ * through the GOT as ".rodata + offset", and the linker gives all four the one GOT entry of .rodata,
+ * which made every size 0 and the guest's memory all zeros (UDF: UNDEFINED at its first instruction).
+ */
+#define KB_MINI_SYM(name) ".globl " #name "\n.hidden " #name "\n" #name ":\n"
+extern const uint32_t kb_mini_guest[] __attribute__((visibility("hidden")));
+extern const uint32_t kb_mini_guest_end[] __attribute__((visibility("hidden")));
 __asm__(".pushsection .rodata\n"
 	".balign 4\n"
-	"kb_mini_guest:\n"
+	KB_MINI_SYM(kb_mini_guest)
 	"1:	mov	x19, x22\n"
 	"	isb\n"
 	"	mrs	x20, cntvct_el0\n"
@@ -50,10 +57,10 @@ __asm__(".pushsection .rodata\n"
 	"	mrs	x21, cntvct_el0\n"
 	"	str	x21, [x23]\n"
 	"	b	1b\n"
-	"kb_mini_guest_end:\n"
+	KB_MINI_SYM(kb_mini_guest_end)
 	/* Any exception: ESR_EL1 and ELR_EL1 in x24, x25, then a store to FAULT_GPA (x26). */
 	".balign 0x800\n"
-	"kb_mini_vectors:\n"
+	KB_MINI_SYM(kb_mini_vectors)
 	".rept 16\n"
 	"	mrs	x24, esr_el1\n"
 	"	mrs	x25, elr_el1\n"
@@ -61,9 +68,10 @@ __asm__(".pushsection .rodata\n"
 	"	b	.\n"
 	"	.balign 0x80\n"
 	".endr\n"
-	"kb_mini_vectors_end:\n"
+	KB_MINI_SYM(kb_mini_vectors_end)
 	".popsection\n");
-extern const uint32_t kb_mini_vectors[], kb_mini_vectors_end[];
+extern const uint32_t kb_mini_vectors[] __attribute__((visibility("hidden")));
+extern const uint32_t kb_mini_vectors_end[] __attribute__((visibility("hidden")));
 
 static volatile sig_atomic_t timed_out;
 
@@ -194,9 +202,17 @@ int main(int argc, char **argv)
 	mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		die("guest memory");
-	memcpy(mem, kb_mini_guest, (size_t)((const char *)kb_mini_guest_end - (const char *)kb_mini_guest));
-	memcpy(mem + VECTORS_OFF, kb_mini_vectors,
-	       (size_t)((const char *)kb_mini_vectors_end - (const char *)kb_mini_vectors));
+	size_t code_size = (size_t)((const char *)kb_mini_guest_end - (const char *)kb_mini_guest);
+	size_t vec_size = (size_t)((const char *)kb_mini_vectors_end - (const char *)kb_mini_vectors);
+
+	/* 11 instructions of loop, 16 vectors of 0x80 bytes: anything else is a mislinked image. */
+	if (code_size != 11 * 4 || vec_size != 16 * 0x80) {
+		fprintf(stderr, "minivmm: the guest code is %zu bytes and its vectors %zu, not 44 and 2048: "
+			"the image's symbols are mislinked\n", code_size, vec_size);
+		return 2;
+	}
+	memcpy(mem, kb_mini_guest, code_size);
+	memcpy(mem + VECTORS_OFF, kb_mini_vectors, vec_size);
 	struct kvm_userspace_memory_region region = { .slot = 0, .guest_phys_addr = MEM_GPA,
 						      .memory_size = MEM_SIZE, .userspace_addr = (uintptr_t)mem };
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region))
