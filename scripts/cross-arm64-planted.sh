@@ -48,5 +48,9 @@ plant list-shows-x86-runnable "checks of the arm64 kvmbench failed" \
 plant run-ignores-arch "checks of the arm64 kvmbench failed" \
 	'cp src/cli/cmd-run.c cmd-run.c.orig && sed -i "s/const char \*unmet = kb_suite_unavailable(sel->suite) ?/const char *unmet = 0 ?/" src/cli/cmd-run.c && ! cmp -s cmd-run.c.orig src/cli/cmd-run.c' \
 	'mv cmd-run.c.orig src/cli/cmd-run.c'
+# The minimal VMM's guest code between local labels: its GOT references collapse to one, every size 0.
+plant minivmm-local-labels "checks of the arm64 kvmbench failed" \
+	'cp tools/arch/arm64/minivmm.c minivmm.c.orig && sed -i -e "s/^#define KB_MINI_SYM(name) .*/#define KB_MINI_SYM(name) #name \":\\\\n\"/" -e "s/ __attribute__((visibility(\"hidden\")))//" tools/arch/arm64/minivmm.c && ! cmp -s minivmm.c.orig tools/arch/arm64/minivmm.c' \
+	'mv minivmm.c.orig tools/arch/arm64/minivmm.c'
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -196,6 +196,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: minivmm hvc [ITERATIONS [RUNS [TIMEOUT_S]]]\n");
 		return 2;
 	}
+	size_t code_size = (size_t)((const char *)kb_mini_guest_end - (const char *)kb_mini_guest);
+	size_t vec_size = (size_t)((const char *)kb_mini_vectors_end - (const char *)kb_mini_vectors);
+
+	/* 11 instructions of loop, 16 vectors of 0x80 bytes: anything else is a mislinked image (checked before
+	 * KVM is asked for anything, so that it can be checked where there is no KVM). */
+	if (code_size != 11 * 4 || vec_size != 16 * 0x80) {
+		fprintf(stderr, "minivmm: the guest code is %zu bytes and its vectors %zu, not 44 and 2048: "
+			"the image's symbols are mislinked\n", code_size, vec_size);
+		return 2;
+	}
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm < 0)
 		die("/dev/kvm");
@@ -205,15 +215,6 @@ int main(int argc, char **argv)
 	mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		die("guest memory");
-	size_t code_size = (size_t)((const char *)kb_mini_guest_end - (const char *)kb_mini_guest);
-	size_t vec_size = (size_t)((const char *)kb_mini_vectors_end - (const char *)kb_mini_vectors);
-
-	/* 11 instructions of loop, 16 vectors of 0x80 bytes: anything else is a mislinked image. */
-	if (code_size != 11 * 4 || vec_size != 16 * 0x80) {
-		fprintf(stderr, "minivmm: the guest code is %zu bytes and its vectors %zu, not 44 and 2048: "
-			"the image's symbols are mislinked\n", code_size, vec_size);
-		return 2;
-	}
 	memcpy(mem, kb_mini_guest, code_size);
 	memcpy(mem + VECTORS_OFF, kb_mini_vectors, vec_size);
 	struct kvm_userspace_memory_region region = { .slot = 0, .guest_phys_addr = MEM_GPA,
