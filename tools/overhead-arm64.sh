@@ -50,3 +50,8 @@ mini=$(mean <"$tmp/mini") || die "the minimal VMM measured nothing"
 ratio=$(awk -v a="$kb" -v b="$mini" 'BEGIN { printf "%.4f", a / b }')
 printf 'hvc  kvmbench %s ns/iter (%s samples)   minimal VMM %s ns/iter (%s runs)   ratio %s   (%s round(s); kvmbench %s iterations a sample)\n' \
 	"$kb" "$(wc -l <"$tmp/kb")" "$mini" "$(wc -l <"$tmp/mini")" "$ratio" "$rounds" "${iters:-?}"
+# Load on a shared machine only ever adds time: the fastest of each is the steadier comparison there.
+kb_min=$(sort -g "$tmp/kb" | head -n 1)
+mini_min=$(sort -g "$tmp/mini" | head -n 1)
+printf 'hvc  fastest: kvmbench %.1f ns/iter   minimal VMM %.1f ns/iter   ratio %s\n' "$kb_min" "$mini_min" \
+	"$(awk -v a="$kb_min" -v b="$mini_min" 'BEGIN { printf "%.4f", a / b }')"
