@@ -103,39 +103,7 @@ tb_need_cmd sha256sum coreutils
 tb_arm64_cache_ok "$cache" || tb_die "$tb_arm64_cache_why"
 kernel=$(tb_arm64_vmlinuz "$cache")
 [ -z "$initrd" ] || [ -r "$initrd" ] || tb_die "initramfs '$initrd' not found or not readable"
-if [ -e "$outdir" ]; then
-	[ -d "$outdir" ] || tb_die "output '$outdir' exists and is not a directory"
-	[ -z "$(ls -A "$outdir")" ] || tb_die "output directory '$outdir' is not empty (results of an earlier run?)"
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/run-vm-arm64.XXXXXX")
-qpid=""
-tpid=""
-# shellcheck disable=SC2317 # invoked by the trap below
-cleanup() {
-	# Only the processes this script started, by their ids.
-	[ -z "$qpid" ] || kill -TERM "$qpid" 2>/dev/null || true
-	[ -z "$tpid" ] || kill -TERM "$tpid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-if [ -z "$initrd" ]; then
-	initrd=$work/initramfs.cpio.gz
-	"$here/mkinitramfs.sh" -o "$initrd" --cache "$cache" "${build_args[@]+"${build_args[@]}"}" 2>"$work/mkinitramfs.log" || {
-		cat "$work/mkinitramfs.log" >&2
-		tb_die "building the initramfs failed"
-	}
-fi
-
-mkdir -p "$outdir/_testbed"
-meta=$outdir/_testbed
-token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-results=$work/results.raw
-console=$work/console.raw
-: >"$results"
-: >"$console"
+tb_run_setup run-vm-arm64 "$outdir" "$here/mkinitramfs.sh" --cache "$cache" "${build_args[@]+"${build_args[@]}"}"
 # A virtio-serial port (/dev/vport0p1 in the guest) carries the results, the PL011 (ttyAMA0) the kernel's
 # console: both a console and the PL011 move 16 bytes or fewer an exit, far too slow under TCG.
 qemu_cmd=(qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -accel "tcg,thread=$tcg_thread"

@@ -124,39 +124,7 @@ if [ -n "$initrd" ]; then
 	[ -r "$initrd" ] || tb_die "initramfs '$initrd' not found or not readable"
 fi
 
-if [ -e "$outdir" ]; then
-	[ -d "$outdir" ] || tb_die "output '$outdir' exists and is not a directory"
-	[ -z "$(ls -A "$outdir")" ] || tb_die "output directory '$outdir' is not empty (results of an earlier run?)"
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/run-vm.XXXXXX")
-qpid=""
-tpid=""
-# shellcheck disable=SC2317 # invoked by the trap below
-cleanup() {
-	# Only the processes this script started, by their ids.
-	[ -z "$qpid" ] || kill -TERM "$qpid" 2>/dev/null || true
-	[ -z "$tpid" ] || kill -TERM "$tpid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-if [ -z "$initrd" ]; then
-	initrd=$work/initramfs.cpio.gz
-	"$here/mkinitramfs.sh" -o "$initrd" --kernel "$kernel" "${build_args[@]+"${build_args[@]}"}" 2>"$work/mkinitramfs.log" || {
-		cat "$work/mkinitramfs.log" >&2
-		tb_die "building the initramfs failed"
-	}
-fi
-
-mkdir -p "$outdir/_testbed"
-meta=$outdir/_testbed
-token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-results=$work/results.raw
-console=$work/console.raw
-: >"$results"
-: >"$console"
+tb_run_setup run-vm "$outdir" "$here/mkinitramfs.sh" --kernel "$kernel" "${build_args[@]+"${build_args[@]}"}"
 
 case $tcg_thread in single | multi) ;; *) tb_die "--tcg-thread: single or multi, not '$tcg_thread'" ;; esac
 qemu_cmd=(qemu-system-x86_64 -accel "tcg,thread=$tcg_thread" -cpu "$cpu,+svm,+npt" -m "$mem" -smp "$smp"

@@ -156,3 +156,43 @@ tb_decode_results() {
 		nfiles=$((nfiles + 1))
 	done <"$work/d/manifest"
 }
+
+# tb_run_setup NAME OUTDIR MKINITRAMFS [ARG...]: what run-vm.sh (x86) and tests/vm-arm64/run-vm.sh do
+# before they boot.  OUTDIR must be absent or empty.  Sets $work, a scratch directory removed on exit
+# together with the QEMU ($qpid) and console-tail ($tpid) processes the script started, by their ids;
+# $initrd, built by MKINITRAMFS -o FILE ARG... unless the caller gave one; $meta (OUTDIR/_testbed,
+# made); a fresh $token; and $results and $console, empty files in $work.
+tb_run_setup() {
+	local name=$1 out=$2 mk=$3
+	shift 3
+	if [ -e "$out" ]; then
+		[ -d "$out" ] || tb_die "output '$out' exists and is not a directory"
+		[ -z "$(ls -A "$out")" ] || tb_die "output directory '$out' is not empty (results of an earlier run?)"
+	fi
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+	qpid=""
+	tpid=""
+	trap tb_run_cleanup EXIT
+	trap 'exit 130' INT TERM HUP
+	if [ -z "$initrd" ]; then
+		initrd=$work/initramfs.cpio.gz
+		"$mk" -o "$initrd" "$@" 2>"$work/mkinitramfs.log" || {
+			cat "$work/mkinitramfs.log" >&2
+			tb_die "building the initramfs failed"
+		}
+	fi
+	mkdir -p "$out/_testbed"
+	meta=$out/_testbed
+	token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+	results=$work/results.raw
+	console=$work/console.raw
+	: >"$results"
+	: >"$console"
+}
+
+# shellcheck disable=SC2317 # invoked by tb_run_setup's trap
+tb_run_cleanup() {
+	[ -z "$qpid" ] || kill -TERM "$qpid" 2>/dev/null || true
+	[ -z "$tpid" ] || kill -TERM "$tpid" 2>/dev/null || true
+	rm -rf "$work"
+}
