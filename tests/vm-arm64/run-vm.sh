@@ -138,32 +138,7 @@ cat "$work/qemu.stdout" "$work/qemu.stderr" >"$work/qemu.log"
 
 tb_decode_results "$work" "$token" "$results" "$console" "$outdir"
 
-genv() {
-	[ -r "$meta/testbed.env" ] || return 0
-	sed -n "s/^$1=//p" "$meta/testbed.env" | head -n 1
-}
-case $qemu_status in
-124 | 137) failure="the VM did not finish within $limit s and was killed (hung guest?)" ;;
-0) ;;
-*) [ -n "$failure" ] || failure="QEMU exited with status $qemu_status" ;;
-esac
-if [ -z "$failure" ]; then
-	if [ "$channel" = none ]; then
-		failure="the guest ended without sending its results (kernel panic or crash? see $meta/console.log)"
-	elif [ "$declared" != "$nfiles" ]; then
-		failure="the guest sent $declared files but $nfiles arrived intact"
-	fi
-fi
-if [ -n "$failure" ]; then
-	result=3
-elif [ -n "$(genv modules_failed)" ]; then
-	result=4
-	failure="kernel modules failed to load: $(genv modules_failed) (see $meta/modload.log)"
-elif [ "$command_status" != 0 ]; then
-	result=1
-else
-	result=0
-fi
+tb_run_verdict
 {
 	echo "machine=virt,virtualization=on,gic-version=3 cpu=$cpu"
 	echo "kernel=$kernel"
@@ -191,6 +166,6 @@ if [ "$result" = 3 ]; then
 fi
 [ -z "$failure" ] || printf '%s: %s\n' "$tb_prog" "$failure" >&2
 printf '%s: wall %s s (init at %s s, command %s-%s s); /dev/kvm=%s; command status %s; %s files in %s\n' \
-	"$tb_prog" "$wall" "$(genv t_init)" "$(genv t_command_start)" "$(genv t_command_end)" \
-	"$(genv dev_kvm)" "$command_status" "$nfiles" "$outdir"
+	"$tb_prog" "$wall" "$(tb_genv t_init)" "$(tb_genv t_command_start)" "$(tb_genv t_command_end)" \
+	"$(tb_genv dev_kvm)" "$command_status" "$nfiles" "$outdir"
 exit "$result"

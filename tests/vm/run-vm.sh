@@ -200,41 +200,7 @@ fi
 # --- decode the results ----------------------------------------------------------
 tb_decode_results "$work" "$token" "$results" "$console" "$outdir"
 
-guest_env=$meta/testbed.env
-genv() {
-	# genv KEY: value of KEY in the guest's testbed.env (empty if absent)
-	[ -r "$guest_env" ] || return 0
-	sed -n "s/^$1=//p" "$guest_env" | head -n 1
-}
-
-
-timed_out=no
-case $qemu_status in
-124 | 137)
-	timed_out=yes
-	failure="the VM did not finish within $limit s and was killed (hung guest?)"
-	;;
-0) ;;
-*) [ -n "$failure" ] || failure="QEMU exited with status $qemu_status" ;;
-esac
-if [ -z "$failure" ]; then
-	if [ "$channel" = none ]; then
-		failure="the guest ended without sending its results (kernel panic or crash? see $meta/console.log)"
-	elif [ "$declared" != "$nfiles" ]; then
-		failure="the guest sent $declared files but $nfiles arrived intact"
-	fi
-fi
-
-if [ -n "$failure" ]; then
-	result=3
-elif [ -n "$(genv modules_failed)" ]; then
-	result=4
-	failure="kernel modules failed to load: $(genv modules_failed) (see $meta/modload.log)"
-elif [ "$command_status" != 0 ]; then
-	result=1
-else
-	result=0
-fi
+tb_run_verdict
 
 {
 	echo "cpu=$cpu"
@@ -266,7 +232,7 @@ if [ "$result" = 3 ]; then
 fi
 [ -z "$failure" ] || printf '%s: %s\n' "$tb_prog" "$failure" >&2
 printf '%s: %s: wall %s s (init at %s s, modules loaded at %s s, command %s-%s s); kvm_amd=%s /dev/kvm=%s npt=%s; command status %s; %s files in %s\n' \
-	"$tb_prog" "$cpu" "$wall" "$(genv t_init)" "$(genv t_modules)" \
-	"$(genv t_command_start)" "$(genv t_command_end)" "$(genv kvm_amd)" \
-	"$(genv dev_kvm)" "$(genv kvm_amd_npt)" "$command_status" "$nfiles" "$outdir"
+	"$tb_prog" "$cpu" "$wall" "$(tb_genv t_init)" "$(tb_genv t_modules)" \
+	"$(tb_genv t_command_start)" "$(tb_genv t_command_end)" "$(tb_genv kvm_amd)" \
+	"$(tb_genv dev_kvm)" "$(tb_genv kvm_amd_npt)" "$command_status" "$nfiles" "$outdir"
 exit "$result"

@@ -196,3 +196,42 @@ tb_run_cleanup() {
 	[ -z "$tpid" ] || kill -TERM "$tpid" 2>/dev/null || true
 	rm -rf "$work"
 }
+
+# tb_genv KEY: the value of KEY in the guest's $meta/testbed.env (empty if absent).
+tb_genv() {
+	[ -r "$meta/testbed.env" ] || return 0
+	sed -n "s/^$1=//p" "$meta/testbed.env" | head -n 1
+}
+
+# tb_run_verdict: what both run-vm.sh make of a finished boot.  From $qemu_status, $failure (a reason
+# found earlier, or empty), $channel, $declared, $nfiles, $command_status and the guest's
+# modules_failed: $result (0 ok, 1 the command failed, 3 the VM failed, 4 kernel modules failed),
+# $failure (why), and $timed_out (yes when QEMU was killed at the $limit s).
+tb_run_verdict() {
+	timed_out=no
+	case $qemu_status in
+	124 | 137)
+		timed_out=yes
+		failure="the VM did not finish within $limit s and was killed (hung guest?)"
+		;;
+	0) ;;
+	*) [ -n "$failure" ] || failure="QEMU exited with status $qemu_status" ;;
+	esac
+	if [ -z "$failure" ]; then
+		if [ "$channel" = none ]; then
+			failure="the guest ended without sending its results (kernel panic or crash? see $meta/console.log)"
+		elif [ "$declared" != "$nfiles" ]; then
+			failure="the guest sent $declared files but $nfiles arrived intact"
+		fi
+	fi
+	if [ -n "$failure" ]; then
+		result=3
+	elif [ -n "$(tb_genv modules_failed)" ]; then
+		result=4
+		failure="kernel modules failed to load: $(tb_genv modules_failed) (see $meta/modload.log)"
+	elif [ "$command_status" != 0 ]; then
+		result=1
+	else
+		result=0
+	fi
+}
