@@ -25,6 +25,8 @@ struct loop_run {
 	const struct kb_perf_set *perf;    /* run --perf, or NULL */
 	uint64_t *completed;               /* [slot]: writes KVM completed through the ioeventfd */
 	uint64_t retaken;                  /* measured samples taken again: an interrupt was recovered */
+	uint64_t retaken_recovered;        /* the recoveries of those attempts, */
+	uint64_t retaken_iters;            /* and their iterations, which interrupts_recovered_pct counts too */
 };
 
 /* vCPUs whose iterations count: all, or only vCPU 0 where the others serve it (IPI receivers). */
@@ -53,8 +55,10 @@ static void same_params(int vcpu, uint64_t param[6], void *arg)
 
 /* A measured sample in which an interrupt was lost and brought in by hand (an IPI sent again, a
  * receiver made to exit) timed the recovery, not delivery: it is taken again, at most this many
- * times.  What still needed a recovery after that is kept, flagged, and judged by
- * interrupts_recovered_pct, so an interrupt lost in every sample still makes the test invalid. */
+ * times, and what still needed a recovery after that is kept, flagged.  The attempts put aside are
+ * not forgotten: interrupts_recovered_pct counts their recoveries and iterations with the kept
+ * samples', so interrupts that are lost at a steady rate still make the test invalid however the
+ * retakes fall. */
 #define KB_RECOVERY_RETAKES 2
 
 static bool recovered(const struct loop_run *lr, const struct kb_crew_result *res)
@@ -82,6 +86,11 @@ static int take_sample(void *arg, int slot, uint64_t iters, struct kb_sample_tim
 		if (slot < 0 || attempt == KB_RECOVERY_RETAKES || !recovered(lr, res))
 			break;
 		lr->retaken++;
+		for (int v = 0; v < lr->m->nvcpus; v++) {
+			lr->retaken_recovered += res[v].recovered;
+			if (v < measured_vcpus(lr->t, lr->m))
+				lr->retaken_iters += res[v].iters;
+		}
 	}
 	if (slot >= 0)
 		lr->completed[slot] = kb_ioeventfd_drain(&lr->m->ioeventfd);
@@ -141,9 +150,11 @@ static uint64_t min_judged_iters(int nvcpus, struct kb_exit_range expect)
  * not by more than this share of the declared count (at least one exit): a loop that exits more
  * than declared in most samples is not measured as declared. */
 #define KB_MEDIAN_EXCESS 0.25
-/* Interrupts found lost and recovered (an IPI sent again, a receiver nudged to exit) may touch at
- * most this share of the samples, as a percentage; each such sample is flagged in the raw data. */
-#define KB_MAX_RECOVERED_SAMPLES_PCT 5.0
+/* Interrupts found lost and recovered (an IPI sent again, a receiver nudged to exit), per hundred
+ * iterations of every attempt, retaken ones included, at most; each kept sample that needed one is
+ * flagged in the raw data.  A busy host loses one now and then (one in several hundred seen); a
+ * defect that drops one interrupt in 20 is far over. */
+#define KB_MAX_RECOVERED_PCT 1.0
 
 /* One vCPU's --perf counts of a sample, by event name (the events this host counts). */
 static json_object *perf_json(const struct kb_perf_set *set, const uint64_t *vals)
@@ -188,7 +199,7 @@ static void record(struct kb_test_result *r, const struct loop_run *lr, struct k
 	int i_exits = kb_stats_find(st, "exits"), i_emul = kb_stats_find(st, "insn_emulation");
 	int i_irq = kb_stats_find(st, "irq_exits");
 	double iters = 0, irqs = 0, shadow = 0, clock_ratio = 0, tol, median_hi, min_iters, irq_allow = 0;
-	int recovered_samples = 0;
+	double recovered_all = 0;
 	double *sample_epi = kb_xcalloc(nsamples, sizeof(double)), *sample_mpi = kb_xcalloc(nsamples, sizeof(double));
 	double *sample_spi[ARRAY_SIZE(t->stats)];
 	int i_stat[ARRAY_SIZE(t->stats)];
@@ -310,7 +321,7 @@ static void record(struct kb_test_result *r, const struct loop_run *lr, struct k
 		}
 		if (recovered) {
 			/* A lost interrupt was brought in by hand: this sample did not measure delivery. */
-			recovered_samples++;
+			recovered_all += (double)recovered;
 			kb_json_set_str(jsample, "disturbed", "interrupt recovered");
 		}
 		kb_json_set_int(jsample, "sample", k);
@@ -397,10 +408,10 @@ static void record(struct kb_test_result *r, const struct loop_run *lr, struct k
 		kb_test_check(r, "interrupts_per_iteration", t->irqs_per_iter, t->irqs_per_iter - 0.02,
 			      t->irqs_per_iter + 0.02, irqs / iters, true,
 			      "the guest did not take one interrupt per iteration: interrupts were lost or coalesced");
-		kb_test_check(r, "interrupts_recovered_pct", 0, 0, KB_MAX_RECOVERED_SAMPLES_PCT,
-			      100.0 * recovered_samples / nsamples, true,
-			      "interrupts were lost and had to be recovered (an IPI sent again, a receiver made to exit) "
-			      "in too many samples: delivery was not measured");
+		kb_test_check(r, "interrupts_recovered_pct", 0, 0, KB_MAX_RECOVERED_PCT,
+			      100.0 * ((double)lr->retaken_recovered + recovered_all) / (iters + (double)lr->retaken_iters),
+			      true, "interrupts were lost and had to be recovered (an IPI sent again, a receiver made to "
+			      "exit) too often, retaken samples included: delivery was not measured");
 		kb_test_check(r, "sti_shadow_violations", 0, 0, 0, shadow, false,
 			      "interrupts came inside STI's one-instruction shadow, before HLT: the hypervisor "
 			      "(or an emulator under it) does not honour the shadow; the guest resumed after the HLT");
