@@ -50,19 +50,16 @@ modules=(virtio_mmio virtio_console)
 command_file=""
 guest_timeout=0
 
-need_arg() {
-	[ "$#" -ge 2 ] || tb_die "option $1 needs an argument (see --help)"
-}
 while [ "$#" -gt 0 ]; do
 	case $1 in
-	-o | --output) need_arg "$@"; output=$2; shift 2 ;;
-	--cache) need_arg "$@"; cache=$2; shift 2 ;;
-	-p | --program) need_arg "$@"; programs+=("$2"); shift 2 ;;
-	--lib-dir) need_arg "$@"; libdirs+=("$2"); shift 2 ;;
-	--file) need_arg "$@"; extra_files+=("$2"); shift 2 ;;
-	--module) need_arg "$@"; modules+=("$2"); shift 2 ;;
-	--command-file) need_arg "$@"; command_file=$2; shift 2 ;;
-	--guest-timeout) need_arg "$@"; guest_timeout=$2; shift 2 ;;
+	-o | --output) tb_need_arg "$@"; output=$2; shift 2 ;;
+	--cache) tb_need_arg "$@"; cache=$2; shift 2 ;;
+	-p | --program) tb_need_arg "$@"; programs+=("$2"); shift 2 ;;
+	--lib-dir) tb_need_arg "$@"; libdirs+=("$2"); shift 2 ;;
+	--file) tb_need_arg "$@"; extra_files+=("$2"); shift 2 ;;
+	--module) tb_need_arg "$@"; modules+=("$2"); shift 2 ;;
+	--command-file) tb_need_arg "$@"; command_file=$2; shift 2 ;;
+	--guest-timeout) tb_need_arg "$@"; guest_timeout=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac

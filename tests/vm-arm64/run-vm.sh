@@ -65,23 +65,20 @@ append=""
 verbose=0
 build_args=()
 
-need_arg() {
-	[ "$#" -ge 2 ] || tb_die "option $1 needs an argument (see --help)"
-}
 while [ "$#" -gt 0 ]; do
 	case $1 in
-	-o | --out) need_arg "$@"; outdir=$2; shift 2 ;;
-	--cache) need_arg "$@"; cache=$2; shift 2 ;;
-	--cpu) need_arg "$@"; cpu=$2; shift 2 ;;
-	-m | --mem) need_arg "$@"; mem=$2; shift 2 ;;
-	--smp) need_arg "$@"; smp=$2; shift 2 ;;
-	--tcg-thread) need_arg "$@"; tcg_thread=$2; shift 2 ;;
-	-t | --timeout) need_arg "$@"; limit=$2; shift 2 ;;
-	--initrd) need_arg "$@"; initrd=$2; shift 2 ;;
-	--append) need_arg "$@"; append=$2; shift 2 ;;
+	-o | --out) tb_need_arg "$@"; outdir=$2; shift 2 ;;
+	--cache) tb_need_arg "$@"; cache=$2; shift 2 ;;
+	--cpu) tb_need_arg "$@"; cpu=$2; shift 2 ;;
+	-m | --mem) tb_need_arg "$@"; mem=$2; shift 2 ;;
+	--smp) tb_need_arg "$@"; smp=$2; shift 2 ;;
+	--tcg-thread) tb_need_arg "$@"; tcg_thread=$2; shift 2 ;;
+	-t | --timeout) tb_need_arg "$@"; limit=$2; shift 2 ;;
+	--initrd) tb_need_arg "$@"; initrd=$2; shift 2 ;;
+	--append) tb_need_arg "$@"; append=$2; shift 2 ;;
 	-v | --verbose) verbose=1; shift ;;
 	-p | --program | --lib-dir | --file | --module | --command-file | --guest-timeout)
-		need_arg "$@"; build_args+=("$1" "$2"); shift 2 ;;
+		tb_need_arg "$@"; build_args+=("$1" "$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac

@@ -67,25 +67,22 @@ command_file=""
 have_command=0
 guest_timeout=0
 
-need_arg() {
-	[ "$#" -ge 2 ] || tb_die "option $1 needs an argument (see --help)"
-}
 
 while [ "$#" -gt 0 ]; do
 	case $1 in
-	-o | --output) need_arg "$@"; output=$2; shift 2 ;;
-	-k | --kernel) need_arg "$@"; kernel=$2; shift 2 ;;
-	--kernel-release) need_arg "$@"; krel=$2; shift 2 ;;
-	--modules-dir) need_arg "$@"; moddir=$2; shift 2 ;;
-	-p | --program) need_arg "$@"; programs+=("$2"); shift 2 ;;
-	--file) need_arg "$@"; extra_files+=("$2"); shift 2 ;;
-	--module) need_arg "$@"; extra_modules+=("$2"); shift 2 ;;
-	--replace-module) need_arg "$@"; replacements+=("$2"); shift 2 ;;
-	--param) need_arg "$@"; params+=("$2"); shift 2 ;;
-	--hugepages) need_arg "$@"; hugepages=$2; shift 2 ;;
-	-c | --command) need_arg "$@"; command_string=$2; have_command=$((have_command + 1)); shift 2 ;;
-	--command-file) need_arg "$@"; command_file=$2; have_command=$((have_command + 1)); shift 2 ;;
-	--guest-timeout) need_arg "$@"; guest_timeout=$2; shift 2 ;;
+	-o | --output) tb_need_arg "$@"; output=$2; shift 2 ;;
+	-k | --kernel) tb_need_arg "$@"; kernel=$2; shift 2 ;;
+	--kernel-release) tb_need_arg "$@"; krel=$2; shift 2 ;;
+	--modules-dir) tb_need_arg "$@"; moddir=$2; shift 2 ;;
+	-p | --program) tb_need_arg "$@"; programs+=("$2"); shift 2 ;;
+	--file) tb_need_arg "$@"; extra_files+=("$2"); shift 2 ;;
+	--module) tb_need_arg "$@"; extra_modules+=("$2"); shift 2 ;;
+	--replace-module) tb_need_arg "$@"; replacements+=("$2"); shift 2 ;;
+	--param) tb_need_arg "$@"; params+=("$2"); shift 2 ;;
+	--hugepages) tb_need_arg "$@"; hugepages=$2; shift 2 ;;
+	-c | --command) tb_need_arg "$@"; command_string=$2; have_command=$((have_command + 1)); shift 2 ;;
+	--command-file) tb_need_arg "$@"; command_file=$2; have_command=$((have_command + 1)); shift 2 ;;
+	--guest-timeout) tb_need_arg "$@"; guest_timeout=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) tb_die "unknown argument '$1' (see --help)" ;;
 	esac

@@ -235,3 +235,8 @@ tb_run_verdict() {
 		result=0
 	fi
 }
+
+# tb_need_arg OPTION "$@": OPTION, the first word, must have a value after it.
+tb_need_arg() {
+	[ "$#" -ge 2 ] || tb_die "option $1 needs an argument (see --help)"
+}
