@@ -72,18 +72,28 @@ static json_object *make_string(const void *s, size_t n)
 	return json_object_new_string_len(s, (int)n);
 }
 
-/* As json-c reads numbers: an integer without fraction or exponent is an int64, anything else a double. */
+/* As json-c reads numbers: an integer without fraction or exponent is an int64 (or a uint64 past its
+ * range), anything else a double. */
 static json_object *make_number(const void *s, size_t n)
 {
-	char buf[64];
+	char small[64], *buf = n < sizeof(small) ? small : kb_xcalloc(n + 1, 1);
+	json_object *o;
 
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
+	/* All of it, however long: a mantissa of a hundred digits still has its exponent after them. */
 	memcpy(buf, s, n);
 	buf[n] = 0;
-	if (!strpbrk(buf, ".eE"))
-		return json_object_new_int64(strtoll(buf, NULL, 10));
-	return json_object_new_double(strtod(buf, NULL));
+	if (!strpbrk(buf, ".eE")) {
+		long long v;
+
+		/* json-c makes a positive integer past INT64_MAX a uint64 (saturated at UINT64_MAX). */
+		errno = 0;
+		v = strtoll(buf, NULL, 10);
+		o = errno == ERANGE && buf[0] != '-' ? json_object_new_uint64(strtoull(buf, NULL, 10)) : json_object_new_int64(v);
+	} else
+		o = json_object_new_double(strtod(buf, NULL));
+	if (buf != small)
+		free(buf);
+	return o;
 }
 
 static int on_null(void *ctx)

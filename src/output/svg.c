@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* svg.c: small inline-SVG charts for the HTML report; every text goes through the HTML escaper. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,31 @@ static void axis_fit(struct axis *a, double lo, double hi, int target)
 	a->hi = ceil(hi / a->step) * a->step;
 	if (a->hi <= a->lo)
 		a->hi = a->lo + a->step;
+	/* Values near the ends of the doubles (a hostile or broken result): rounded out to the step they
+	 * overflow, or their range does; the axis is then the values' own, in four equal parts. */
+	if (!isfinite(a->lo) || !isfinite(a->hi) || !isfinite(a->step) || !(a->step > 0) || !isfinite(hi - lo)) {
+		a->lo = fmax(lo, -DBL_MAX);
+		a->hi = fmin(hi, DBL_MAX);
+		a->step = a->hi / 4 - a->lo / 4;
+	}
+}
+
+/* The grid lines of a linear axis after its start: (hi - lo) / step, or 0 where that is not a small
+ * whole number (a step lost in the rounding of lo, or a range of millions of steps): the axis then
+ * shows its two ends alone. */
+static int axis_steps(const struct axis *a)
+{
+	double n = a->hi / a->step - a->lo / a->step;
+
+	if (!isfinite(n) || n < 0.5 || n > 1000 || a->lo + a->step == a->lo)
+		return 0;
+	return (int)(n + 0.5);
+}
+
+/* The i-th grid value of a linear axis of n steps (n 0: its two ends). */
+static double axis_value(const struct axis *a, int i, int n)
+{
+	return !n ? (i ? a->hi : a->lo) : i == n ? a->hi : a->lo + (double)i * a->step;
 }
 
 /* A log axis: whole decades around the positive values in [lo, hi]. */
@@ -63,7 +89,8 @@ static double scale(const struct axis *a, double v, double p0, double p1)
 {
 	if (a->log)
 		return p0 + (log10(fmax(v, a->lo)) - log10(a->lo)) / (log10(a->hi) - log10(a->lo)) * (p1 - p0);
-	return p0 + (v - a->lo) / (a->hi - a->lo) * (p1 - p0);
+	/* Halves: the span of two values near the ends of the doubles overflows, half of it does not. */
+	return p0 + (v / 2 - a->lo / 2) / (a->hi / 2 - a->lo / 2) * (p1 - p0);
 }
 
 static void range_update(double v, double *lo, double *hi)
@@ -136,15 +163,17 @@ static void value_axis(FILE *f, const struct axis *a, double p0, double p1, doub
 		       const char *unit)
 {
 	char buf[32];
+	int n;
 
 	if (a->log) {
 		log_axis(f, a, p0, p1, c0, c1, unit);
 		return;
 	}
+	n = axis_steps(a);
 	/* The grid as one path, then the labels: a chart's size is mostly its axes. */
 	fputs("<path stroke=\"#e3e3e3\" d=\"", f);
-	for (double v = a->lo; v <= a->hi + a->step / 2; v += a->step) {
-		double p = scale(a, v, p0, p1);
+	for (int i = 0; i <= (n ? n : 1); i++) {
+		double p = scale(a, axis_value(a, i, n), p0, p1);
 
 		if (vertical)
 			fprintf(f, "M%.0f %.0fH%.0f", c0, p, c1);
@@ -152,8 +181,8 @@ static void value_axis(FILE *f, const struct axis *a, double p0, double p1, doub
 			fprintf(f, "M%.0f %.0fV%.0f", p, c0, c1);
 	}
 	fputs("\"/>", f);
-	for (double v = a->lo; v <= a->hi + a->step / 2; v += a->step) {
-		double p = scale(a, v, p0, p1);
+	for (int i = 0; i <= (n ? n : 1); i++) {
+		double v = axis_value(a, i, n), p = scale(a, v, p0, p1);
 
 		kb_format_si(fabs(v) < a->step * 1e-9 ? 0 : v, buf, sizeof(buf));
 		if (vertical)
