@@ -50,7 +50,7 @@ static const struct kb_test_def tests[] = {
 	{ "get", "harvest with KVM_GET_DIRTY_LOG, which write-protects the dirty pages again", .param = { MODE_GET } },
 	{ "clear", "manual protection: KVM_GET_DIRTY_LOG, then KVM_CLEAR_DIRTY_LOG (initially all set where supported)",
 	  .param = { MODE_CLEAR } },
-	{ "ring", "per-vCPU dirty rings (KVM_CAP_DIRTY_LOG_RING), reset with KVM_RESET_DIRTY_RINGS",
+	{ "ring", "per-vCPU dirty rings (KVM_CAP_DIRTY_LOG_RING, on arm64 ..._ACQ_REL), reset with KVM_RESET_DIRTY_RINGS",
 	  .param = { MODE_RING } },
 };
 
@@ -455,8 +455,11 @@ static int mode_unsupported(struct dirtylog_run *x)
 {
 	struct kb_kvm *kvm = x->ctx->kvm;
 
-	if (x->mode == MODE_RING && kb_kvm_cap(kvm, KVM_CAP_DIRTY_LOG_RING) <= 0)
-		return kb_fail(ENOTSUP, "this KVM has no dirty ring (KVM_CAP_DIRTY_LOG_RING; Linux 5.11 or newer on x86)");
+	int max_bytes;
+
+	if (x->mode == MODE_RING && !kb_kvm_dirty_ring_cap(kvm, &max_bytes))
+		return kb_fail(ENOTSUP, "this KVM has no dirty ring: neither KVM_CAP_DIRTY_LOG_RING (x86, from Linux 5.11) "
+			       "nor KVM_CAP_DIRTY_LOG_RING_ACQ_REL (the only one arm64 has, and not Linux 6.1's arm64 KVM)");
 	if (x->mode == MODE_CLEAR && !(kb_kvm_cap(kvm, KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2) & KVM_DIRTY_LOG_MANUAL_PROTECT_ENABLE))
 		return kb_fail(ENOTSUP, "this KVM has no manual dirty-log protection (KVM_CAP_MANUAL_DIRTY_LOG_PROTECT2; Linux 5.8 or newer)");
 	return 0;
@@ -516,7 +519,11 @@ static int dirtylog_run(struct kb_run_ctx *ctx, const struct kb_suite *s, const 
 		writes += (uint64_t)kb_mem_page_written(p, x.percent);
 	kb_json_set_u64(r->params, "pages_written_per_vcpu", writes);
 	if (x.mode == MODE_RING) {
-		x.mcfg.dirty_ring_bytes = ring_bytes(writes, kb_kvm_cap(ctx->kvm, KVM_CAP_DIRTY_LOG_RING));
+		int max_bytes;
+		long cap = kb_kvm_dirty_ring_cap(ctx->kvm, &max_bytes);
+
+		kb_json_set_str(r->params, "ring_cap", kb_dirty_ring_cap_name(cap));
+		x.mcfg.dirty_ring_bytes = ring_bytes(writes, max_bytes);
 		kb_json_set(r->params, "ring_entries",
 				       json_object_new_uint64(x.mcfg.dirty_ring_bytes / sizeof(struct kvm_dirty_gfn)));
 	}
@@ -554,5 +561,5 @@ const struct kb_suite kb_suite_dirtylog = {
 	.nopts = ARRAY_SIZE(opts),
 	.cfg = &cfg,
 	.run = dirtylog_run,
-	.arches = KB_ARCH_X86,
+	.arches = KB_ARCH_X86 | KB_ARCH_ARM64,
 };

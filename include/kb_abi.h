@@ -178,21 +178,38 @@ static inline int kb_mem_word_ok(uint64_t found, uint64_t gpa, uint64_t value)
 	return found == kb_mem_word(gpa, value) || found == (value ? kb_mem_word(gpa, value - 1) : 0);
 }
 
-/* KB_MEM_POPULATE's stub: mov eax, imm32; ret, the imm32 naming its page (the low 32 bits of its frame
- * number): an execute that lands on another page's stub returns the wrong number. */
-#define KB_MEM_STUB_LEN 6
+/*
+ * KB_MEM_POPULATE's stub, a function that returns a number naming its page (the low 32 bits of its
+ * frame number), so that an execute landing on another page's stub returns the wrong number.  Its
+ * instructions are the guest's: 'arch' is the image's KB_LOOP_X86 or KB_LOOP_ARM64 (include/kb_loops.h,
+ * the same bits as the host's enum kb_arch); the stub's length is returned.
+ *   x86:   mov eax, imm32; ret                                  (6 bytes)
+ *   arm64: movz w0, #lo16; movk w0, #hi16, lsl #16; ret         (12 bytes, little-endian words)
+ */
+#define KB_MEM_STUB_MAX 12
 static inline uint32_t kb_mem_stub_value(uint64_t gpa)
 {
 	return (uint32_t)(gpa >> 12);
 }
-static inline void kb_mem_stub(uint64_t gpa, uint8_t out[KB_MEM_STUB_LEN])
+static inline void kb_mem_stub_put32(uint8_t *out, uint32_t w)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (uint8_t)(w >> (8 * i));
+}
+static inline int kb_mem_stub(unsigned int arch, uint64_t gpa, uint8_t out[KB_MEM_STUB_MAX])
 {
 	uint32_t v = kb_mem_stub_value(gpa);
 
+	if (arch == KB_LOOP_ARM64) {
+		kb_mem_stub_put32(out, 0x52800000u | (v & 0xffffu) << 5);   /* movz w0, #lo16 */
+		kb_mem_stub_put32(out + 4, 0x72a00000u | (v >> 16) << 5);   /* movk w0, #hi16, lsl #16 */
+		kb_mem_stub_put32(out + 8, 0xd65f03c0u);                    /* ret */
+		return 12;
+	}
 	out[0] = 0xb8;   /* mov eax, imm32 */
-	for (int i = 0; i < 4; i++)
-		out[1 + i] = (uint8_t)(v >> (8 * i));
+	kb_mem_stub_put32(out + 1, v);
 	out[5] = 0xc3;   /* ret */
+	return 6;
 }
 
 /*

@@ -28,7 +28,7 @@
 	X(APIC, apic, KB_LOOP_X86)                 /* param[0] enum kb_apic_mode, [1] enum kb_apic_test, [2] TSC delta, \
 				       * [3] TSC cycles after which an IPI is taken as lost (0: never), \
 				       * [4] enum kb_self_ipi_route */ \
-	X(MEM, mem, KB_LOOP_X86)                   /* param[0] enum kb_mem_op, [1] first GPA, [2] bytes, [3] value, \
+	X(MEM, mem, KB_LOOP_BOTH)                  /* param[0] enum kb_mem_op, [1] first GPA, [2] bytes, [3] value, \
 				       * [4] write percent, [5] TSC cycles between KB_UC_PROGRESS calls */ \
 	X(TRIPLE, triple, KB_LOOP_X86)             /* loads an empty IDT, then raises #UD: the shutdown path */ \
 	X(RDMSR_VARY, rdmsr_vary, KB_LOOP_X86)     /* param[0] MSR; one RDMSR per iteration in every 4th call, two in the \

@@ -93,6 +93,21 @@ static const char *known(json_object *o, const char *path, const char *yes, cons
 	return !v ? "not known from this data" : json_object_get_boolean(v) ? yes : no;
 }
 
+/* The host's GIC as kb_arm64_gic_json() gave it: "GICv3 with an ITS (the device tree: arm,gic-v3)". */
+static void print_host_gic(json_object *g)
+{
+	json_object *its = kb_json_get(g, "its"), *vpe = kb_json_get(g, "vpe");
+
+	if (!kb_json_get(g, "version")) {
+		row("host GIC", "%s", str(g, "from"));
+		return;
+	}
+	row("host GIC", "GICv%d%s%s%s%s (%s: %s)", json_object_get_int(kb_json_get(g, "version")),
+	    !its ? ", ITS not known" : json_object_get_boolean(its) ? " with an ITS" : " without an ITS",
+	    vpe ? ", " : "", vpe ? json_object_get_string(vpe) : "", vpe ? " vPEs in use" : "", str(g, "from"),
+	    str(g, "found_as"));
+}
+
 static void print_virt_arm64(json_object *h)
 {
 	json_object *nv = kb_json_path(h, "virtualization.nested_virt");
@@ -105,6 +120,8 @@ static void print_virt_arm64(json_object *h)
 			: "?", str(h, "virtualization.kvm_mode_from"));
 	row("GIC CPU interface", "%s", kb_json_path(h, "virtualization.gic") ? str(h, "virtualization.gic")
 									 : "not known from this data");
+	if (kb_json_path(h, "virtualization.host_gic"))
+		print_host_gic(kb_json_path(h, "virtualization.host_gic"));
 	row("GICv4.1 direct injection", "%s", known(h, "virtualization.gicv4_1", "possible (GICv4.1 CPU interface)",
 						 "not possible (no GICv4.1 CPU interface)"));
 	json_object *ecv = kb_json_path(h, "virtualization.ecv");

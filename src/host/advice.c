@@ -215,5 +215,7 @@ json_object *kb_advice_json(const struct kb_host_facts *f)
 	}
 	if (f->arm64)
 		kb_arm64_advice(f->arm64, a);
+	if (f->arm64_gic)
+		kb_arm64_gic_advice(f->arm64_gic, a);
 	return a;
 }

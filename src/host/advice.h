@@ -13,6 +13,7 @@
 struct kb_host_facts {
 	const struct kb_cpu_info *cpu;  /* NULL: not known (a topology file alone): CPU rules are left out */
 	const struct kb_arm64_cpu *arm64; /* an arm64 machine's CPUs (src/host/arm64-decode.c's rules), or NULL */
+	const struct kb_arm64_gic *arm64_gic; /* this arm64 host's GIC (src/host/arm64-gic.c's rules), or NULL */
 	const char *backend;        /* "kvm_intel", "kvm_amd", "kvm_pvm", NULL when unknown/offline */
 	json_object *params;        /* module parameter name -> string value; may be NULL */
 	int numa_nodes;             /* 0: unknown */

@@ -103,6 +103,23 @@ void kb_arm64_platform_virt(const struct kb_arm64_platform *p, struct kb_cpu_vir
 /* The same from this host's /proc/device-tree and /sys/class/dmi/id (ROOT prefixed: tests). */
 void kb_arm64_platform_read(const char *root, struct kb_cpu_virt *v);
 
+/* The host's GIC (src/host/arm64-gic.c): what vGIC KVM can give guests (a vGICv3 needs a GICv3 host)
+ * and whether GICv4 direct injection can exist (it needs an ITS). */
+struct kb_arm64_gic {
+	int version;            /* 2 or 3 (GICv4 hosts are GICv3 in both sources), -1 not found */
+	int its;                /* 1 an ITS, 0 none (the device tree says so), -1 not known */
+	int vpe;                /* 40: GICv4 vPEs in /proc/interrupts, 41: GICv4.1 ones, 0 none seen */
+	char gic_compat[48];    /* the compatible string or interrupt chip it was found as */
+	const char *from;       /* where from, or why not */
+};
+/* From ROOT/proc/device-tree, else ROOT/proc/interrupts ("" for this host). */
+void kb_arm64_gic_read(const char *root, struct kb_arm64_gic *g);
+/* From a /proc/interrupts text alone; leaves g as it was when it names no GIC. */
+void kb_arm64_gic_from_interrupts(const char *text, struct kb_arm64_gic *g);
+json_object *kb_arm64_gic_json(const struct kb_arm64_gic *g);
+/* Appends the advice g calls for (a GICv2 host, no ITS, GICv4 vPEs in use) to the array a. */
+void kb_arm64_gic_advice(const struct kb_arm64_gic *g, json_object *a);
+
 const char *kb_arm64_kvm_mode(const struct kb_arm64_cpu *c, const char *cmdline, const char **from);
 
 json_object *kb_arm64_cpu_json(const struct kb_arm64_cpu *c);

@@ -173,6 +173,7 @@ int kb_host_describe(struct kb_kvm *kvm, const struct kb_host_files *files, json
 	const char *cpuid_file = files ? files->cpuid : NULL, *topology_file = files ? files->topology : NULL;
 	const char *arm64_file = files ? files->arm64_cpu : NULL;
 	struct kb_arm64_cpu arm = { 0 };
+	struct kb_arm64_gic gic;
 	bool have_arm = false;
 	json_object *o = json_object_new_object();
 	json_object *virt = NULL, *params = NULL, *src = json_object_new_object();
@@ -264,15 +265,21 @@ int kb_host_describe(struct kb_kvm *kvm, const struct kb_host_files *files, json
 	/* This host's /proc/cmdline, or the one a dump names: kvm-arm.mode= decides before the registers. */
 	if (have_arm && (live || arm.cmdline)) {
 		const char *from;
-		struct kb_cpu_virt plat;
 
 		kb_json_set_str(virt, "kvm_mode", kb_arm64_kvm_mode(&arm, arm.cmdline, &from));
 		kb_json_set_str(virt, "kvm_mode_from", from);
+	}
+	/* This host's firmware tables, never with a dump (they would be this machine's, not the dump's). */
+	if (have_arm && live) {
+		struct kb_cpu_virt plat;
+
 		/* No CPUID hypervisor bit: whether this machine is a guest, from its device tree and DMI. */
 		kb_arm64_platform_read("", &plat);
 		kb_json_set_bool(virt, "under_hypervisor", plat.hypervisor);
 		kb_json_set_str(virt, "hypervisor", plat.hypervisor ? plat.hv_name : NULL);
 		kb_json_set_str(virt, "hypervisor_from", plat.hv_from);
+		kb_arm64_gic_read("", &gic);
+		kb_json_set(virt, "host_gic", kb_arm64_gic_json(&gic));
 	}
 	if (!virt && have_cpu)
 		virt = json_object_new_object();
@@ -302,6 +309,7 @@ int kb_host_describe(struct kb_kvm *kvm, const struct kb_host_files *files, json
 	if ((have_cpu && !err) || have_arm || topo) {
 		facts.cpu = have_cpu && !err ? &cpu : NULL;
 		facts.arm64 = have_arm ? &arm : NULL;
+		facts.arm64_gic = have_arm && live ? &gic : NULL;
 		facts.backend = live && b != KB_BACKEND_UNKNOWN ? kb_backend_name(b) : NULL;
 		facts.params = params;
 		facts.numa_nodes = ts.numa_nodes;

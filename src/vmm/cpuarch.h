@@ -20,4 +20,14 @@ const char *kb_arch_name(enum kb_arch a);
  * count (CNTVCT_EL0).  Only differences of two reads on one host mean anything. */
 uint64_t kb_cpu_counter(void);
 
+/*
+ * How many exits KVM takes at the first instruction fetch from a stage-2 (TDP) mapping that a guest
+ * write made: arm64 1 where the CPUs lack CTR_EL0.DIC (user_mem_abort() maps a data fault's page
+ * non-executable, and the first fetch is a permission fault that makes it executable and invalidates
+ * the instruction cache), 0 where they have it (mapped executable at once); -1 where kvmbench does
+ * not model it (x86: EPT and NPT map writable pages executable, NX huge pages aside).  *why: the
+ * register and value it was decided from.
+ */
+int kb_arch_exec_faults_per_mapping(const char **why);
+
 #endif

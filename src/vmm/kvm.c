@@ -542,12 +542,34 @@ int kb_memslot_clear_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uin
 	return 0;
 }
 
-int kb_vm_enable_dirty_ring(struct kb_vm *vm, uint32_t bytes)
+long kb_kvm_dirty_ring_cap(struct kb_kvm *kvm, int *max_bytes)
 {
-	struct kvm_enable_cap cap = { .cap = KVM_CAP_DIRTY_LOG_RING, .args = { bytes } };
+	static const long caps[] = { KVM_CAP_DIRTY_LOG_RING, KVM_CAP_DIRTY_LOG_RING_ACQ_REL };
+
+	for (size_t i = 0; i < ARRAY_SIZE(caps); i++) {
+		int bytes = kb_kvm_cap(kvm, caps[i]);
+
+		if (bytes > 0) {
+			*max_bytes = bytes;
+			return caps[i];
+		}
+	}
+	*max_bytes = 0;
+	return 0;
+}
+
+const char *kb_dirty_ring_cap_name(long cap)
+{
+	return cap == KVM_CAP_DIRTY_LOG_RING_ACQ_REL ? "KVM_CAP_DIRTY_LOG_RING_ACQ_REL" : "KVM_CAP_DIRTY_LOG_RING";
+}
+
+int kb_vm_enable_dirty_ring(struct kb_vm *vm, long ring_cap, uint32_t bytes)
+{
+	struct kvm_enable_cap cap = { .cap = (uint32_t)ring_cap, .args = { bytes } };
 
 	if (ioctl(vm->fd, KVM_ENABLE_CAP, &cap))
-		return kb_fail(errno, "KVM_ENABLE_CAP(KVM_CAP_DIRTY_LOG_RING, %u bytes): %s", bytes, strerror(errno));
+		return kb_fail(errno, "KVM_ENABLE_CAP(%s, %u bytes): %s", kb_dirty_ring_cap_name(ring_cap), bytes,
+			       strerror(errno));
 	vm->dirty_ring_bytes = bytes;
 	return 0;
 }

@@ -146,9 +146,15 @@ int kb_vm_enable_manual_dirty_protect(struct kb_vm *vm, uint64_t flags);
 int kb_memslot_get_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uint64_t *bitmap);
 int kb_memslot_clear_dirty_log(struct kb_vm *vm, const struct kb_memslot *s, uint64_t *bitmap);
 
-/* Dirty logging through per-vCPU rings (KVM_CAP_DIRTY_LOG_RING): enabled before the vCPUs are
- * created, 'bytes' a power of two; each vCPU created afterwards maps its ring. */
-int kb_vm_enable_dirty_ring(struct kb_vm *vm, uint32_t bytes);
+/* Dirty logging through per-vCPU rings: the capability that enables them on this KVM,
+ * KVM_CAP_DIRTY_LOG_RING (x86), else KVM_CAP_DIRTY_LOG_RING_ACQ_REL (arm64 has only it: the harvest
+ * below takes entries with acquire and gives them back with release, as it requires), or 0 when
+ * neither; *max_bytes the largest ring it allows. */
+long kb_kvm_dirty_ring_cap(struct kb_kvm *kvm, int *max_bytes);
+const char *kb_dirty_ring_cap_name(long cap);
+/* Enabled before the vCPUs are created with that capability, 'bytes' a power of two; each vCPU
+ * created afterwards maps its ring. */
+int kb_vm_enable_dirty_ring(struct kb_vm *vm, long ring_cap, uint32_t bytes);
 /* Collect the vCPU's dirty entries (slot id, page offset in the slot), marking them for reset;
  * returns how many.  Only the thread that owns the ring may call it. */
 typedef void (*kb_dirty_gfn_fn)(uint32_t slot, uint64_t offset, void *arg);

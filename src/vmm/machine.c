@@ -79,7 +79,9 @@ int kb_machine_create(struct kb_kvm *kvm, const struct kb_machine_cfg *cfg, stru
 	if (err)
 		return err;
 	if (cfg->dirty_ring_bytes) {
-		err = kb_vm_enable_dirty_ring(&m->vm, cfg->dirty_ring_bytes);
+		int max_bytes;
+
+		err = kb_vm_enable_dirty_ring(&m->vm, kb_kvm_dirty_ring_cap(kvm, &max_bytes), cfg->dirty_ring_bytes);
 		if (err)
 			goto fail;
 	}

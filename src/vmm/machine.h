@@ -36,7 +36,7 @@ struct kb_machine_cfg {
 	int guest_page;       /* enum kb_guest_page, for memory added with kb_machine_add_memory() */
 	bool user_msr;        /* accesses to MSRs KVM refuses exit to userspace */
 	int mem_node;                 /* NUMA node for guest memory; -1: none */
-	uint32_t dirty_ring_bytes;    /* per-vCPU dirty ring (KVM_CAP_DIRTY_LOG_RING); 0: none */
+	uint32_t dirty_ring_bytes;    /* per-vCPU dirty ring (kb_kvm_dirty_ring_cap()); 0: none */
 	struct kb_ioeventfd ioeventfd;   /* writes KVM completes itself (fd unused); len 0: none */
 	const char *capture_dir;      /* run --capture: a failing exit's full state is written here; NULL: not */
 	const char *label;            /* what will run on the machine ("dirty-log/get"), for a capture; NULL: ? */

@@ -41,6 +41,14 @@ step info kvmbench info
 step info-json kvmbench info --json
 step list kvmbench list
 step list-json kvmbench list --json
+# What info reads the host's GIC from (src/host/arm64-gic.c), kept as the data of its tests
+# (tests/unit/testdata/arm64-gic/): /proc/interrupts, and each device-tree node's compatible list
+# ("PATH<tab>STRING|STRING|", the NULs as '|').
+step interrupts cat /proc/interrupts
+step dt-compatible sh -c 'for f in $(find /proc/device-tree/ -maxdepth 3 -name compatible | sort); do
+	printf "%s\t" "${f#/proc/device-tree}"; tr "\000" "|" <"$f"; echo; done'
+# 2 MiB hugetlb pages for execute-perf/hugetlb-2m: 2 vCPUs of 8 MiB (its default --mem), and 4 to spare.
+echo 20 >/proc/sys/vm/nr_hugepages
 # The default run: the host suites that exist on arm64 (skipped with the reason otherwise) and, this
 # machine being a VM, the guest-side suite.
 step run kvmbench run --json "$out/result.json" -q --runs "$runs" --sample-time "$sample" \
@@ -50,6 +58,12 @@ step guest kvmbench run guest/nop guest/cpuid --json "$out/guest.json" -q --runs
 # compare and report read the arm64 result like any other.
 step compare kvmbench compare "$out/result.json" "$out/result.json"
 step report kvmbench report -f html -o "$out/report.html" "$out/result.json"
+# The builds with a defect planted (build-planted.sh; tests/vm-arm64/planted/): each runs the test whose
+# checks must catch it, and testbed-check.sh holds them to that.
+if [ -x /usr/local/bin/kvmbench-planted-execute-without-call ]; then
+	step planted-execute-without-call kvmbench-planted-execute-without-call run execute-perf/anon \
+		--json "$out/planted-execute-without-call.json" -q --runs 2 --sample-time "$sample"
+fi
 # Once kvmbench has micro-bench's hvc test on arm64, it runs beside the minimal VMM again, so that
 # tools/overhead-arm64.sh can set the two side by side.
 hvc=$(kvmbench list 2>/dev/null | awk '$1 ~ /^[a-z0-9-]+\/hvc$/ { print $1; exit }')

@@ -29,6 +29,9 @@ Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
                          for VHE, Armv8.1)
   -m, --mem MB           guest memory (default $TESTBED_MEM or 1024)
       --smp N            guest CPUs (default $TESTBED_SMP or 2)
+      --gic 2|3          the emulated host's GIC version (default $TESTBED_GIC or 3;
+                         with 2, KVM can give guests only a vGICv2, and kvmbench's
+                         arm64 machine cannot run: for info's GIC detection)
       --tcg-thread MODE  single or multi: QEMU's TCG threading (default
                          $TESTBED_TCG_THREAD or multi)
   -t, --timeout SEC      wall-clock limit for the whole VM run (default
@@ -58,6 +61,7 @@ cache=$(tb_arm64_cache)
 cpu=${TESTBED_ARM64_CPU:-max,pauth-impdef=on}
 mem=${TESTBED_MEM:-1024}
 smp=${TESTBED_SMP:-2}
+gic=${TESTBED_GIC:-3}
 tcg_thread=${TESTBED_TCG_THREAD:-multi}
 limit=${TESTBED_TIMEOUT:-240}
 initrd=""
@@ -72,6 +76,7 @@ while [ "$#" -gt 0 ]; do
 	--cpu) tb_need_arg "$@"; cpu=$2; shift 2 ;;
 	-m | --mem) tb_need_arg "$@"; mem=$2; shift 2 ;;
 	--smp) tb_need_arg "$@"; smp=$2; shift 2 ;;
+	--gic) tb_need_arg "$@"; gic=$2; shift 2 ;;
 	--tcg-thread) tb_need_arg "$@"; tcg_thread=$2; shift 2 ;;
 	-t | --timeout) tb_need_arg "$@"; limit=$2; shift 2 ;;
 	--initrd) tb_need_arg "$@"; initrd=$2; shift 2 ;;
@@ -89,6 +94,7 @@ for v in mem smp limit; do
 	case ${!v} in '' | *[!0-9]* | 0) tb_die "--${v/limit/timeout} wants a positive whole number, not '${!v}'" ;; esac
 done
 case $tcg_thread in single | multi) ;; *) tb_die "--tcg-thread: single or multi, not '$tcg_thread'" ;; esac
+case $gic in 2 | 3) ;; *) tb_die "--gic: 2 or 3, not '$gic'" ;; esac
 case $cpu in '' | *[!A-Za-z0-9._,+=-]*) tb_die "bad CPU model '$cpu'" ;; esac
 if [ -n "$initrd" ] && [ "${#build_args[@]}" -gt 0 ]; then
 	tb_die "--initrd cannot be combined with initramfs options (${build_args[0]})"
@@ -103,7 +109,8 @@ kernel=$(tb_arm64_vmlinuz "$cache")
 tb_run_setup run-vm-arm64 "$outdir" "$here/mkinitramfs.sh" --cache "$cache" "${build_args[@]+"${build_args[@]}"}"
 # A virtio-serial port (/dev/vport0p1 in the guest) carries the results, the PL011 (ttyAMA0) the kernel's
 # console: both a console and the PL011 move 16 bytes or fewer an exit, far too slow under TCG.
-qemu_cmd=(qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 -accel "tcg,thread=$tcg_thread"
+machine=virt,virtualization=on,gic-version=$gic
+qemu_cmd=(qemu-system-aarch64 -M "$machine" -accel "tcg,thread=$tcg_thread"
 	-cpu "$cpu" -m "$mem" -smp "$smp" -display none -no-reboot -nic none -monitor none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyAMA0 panic=-1 quiet kvmtb.token=$token${append:+ $append}"
@@ -137,7 +144,7 @@ tb_decode_results "$work" "$token" "$results" "$console" "$outdir"
 
 tb_run_verdict
 {
-	echo "machine=virt,virtualization=on,gic-version=3 cpu=$cpu"
+	echo "machine=$machine cpu=$cpu"
 	echo "kernel=$kernel"
 	echo "qemu_version=$(qemu-system-aarch64 --version | head -n 1)"
 	echo "mem_mib=$mem"

@@ -63,6 +63,29 @@ static inline uint64_t arch_cycles_ordered(void)
 	return v;
 }
 
+/* The virtual count, unordered: for looks at the clock that time nothing. */
+static inline uint64_t arch_cycles(void)
+{
+	return read_sysreg(cntvct_el0);
+}
+
+/*
+ * Code the guest wrote at 'addr' (a stub, within one cache line: the smallest line is 16 bytes and
+ * the stubs are 16-byte aligned at a page's start) made visible to instruction fetches, as the
+ * architecture requires (ARM DDI 0487, "Concurrent modification and execution of instructions"):
+ * the data cache line cleaned to the point of unification, then the instruction cache line
+ * invalidated; arch_code_ready()'s ISB on the executing vCPU, before its first call.
+ */
+static inline void arch_code_written(uint64_t addr)
+{
+	__asm__ volatile("dc cvau, %0; dsb ish; ic ivau, %0; dsb ish" : : "r"(addr) : "memory");
+}
+
+static inline void arch_code_ready(void)
+{
+	isb();
+}
+
 /* Tell the host a call is waiting in the mailbox: one 32-bit write to KB_UCALL_GPA (KVM_EXIT_MMIO). */
 static inline void arch_ucall_doorbell(uint32_t call)
 {

@@ -13,5 +13,5 @@ void kb_guest_pmu_describe(struct kb_kvm *kvm, int vpmu, struct kb_guest_pmu *p)
 	else if (!kvm || kb_kvm_cap(kvm, KVM_CAP_ARM_PMU_V3) <= 0)
 		p->off_by = "this KVM lacks KVM_CAP_ARM_PMU_V3: guests get no PMU";
 	else
-		p->off_by = "the arm64 benchmark machine is not built yet (issue #16): no vCPU to read PMCR_EL0.N from";
+		p->off_by = "the arm64 benchmark machine asks for no PMUv3 at KVM_ARM_VCPU_INIT: its guests see no PMU";
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* loop-memory.c: the memory suites' guest loop: populate, execute from and dirty every page of a range,
- * checking each page's content on the way. */
+ * checking each page's content on the way.  Shared by both images: the stub is the architecture's
+ * (kb_mem_stub()), and arch.h makes what populate wrote executable (arch_code_written(),
+ * arch_code_ready()). */
 #include "guest.h"
 
 /* Pages between two looks at the clock: reading it costs far less than 64 page faults. */
@@ -17,11 +19,11 @@ static void keep_alive(struct kb_mailbox *mb, uint64_t every, uint64_t *last)
 
 	if (!every)
 		return;
-	now = rdtsc();
+	now = arch_cycles();
 	if (now - *last < every)
 		return;
 	guest_ucall(mb, KB_UC_PROGRESS);
-	*last = rdtsc();
+	*last = arch_cycles();
 }
 
 /* A page whose content is not what it should be: counted, the first one kept for the host. */
@@ -37,22 +39,26 @@ void loop_mem(struct kb_mailbox *mb, uint64_t iters)
 {
 	uint64_t op = mb->param[0], base = mb->param[1], npages = mb->param[2] / KB_PAGE_SIZE;
 	uint64_t value = mb->param[3], percent = mb->param[4], every = mb->param[5];
-	uint64_t written = 0, other = 0, bad = 0, last = rdtsc();
+	uint64_t written = 0, other = 0, bad = 0, last = arch_cycles();
 
 	GUEST_ASSERT(op >= KB_MEM_POPULATE && op <= KB_MEM_DIRTY);
 	mb->args[3] = mb->args[4] = 0;
+	if (op == KB_MEM_EXECUTE)
+		arch_code_ready();
 	for (uint64_t it = 0; it < iters; it++)
 		for (uint64_t p = 0; p < npages; p++) {
 			uint64_t addr = base + p * KB_PAGE_SIZE, found;
-			uint8_t stub[KB_MEM_STUB_LEN];
+			uint8_t stub[KB_MEM_STUB_MAX];
+			int len;
 
 			if (p % PROGRESS_STRIDE == 0)
 				keep_alive(mb, every, &last);
 			switch (op) {
 			case KB_MEM_POPULATE:
-				kb_mem_stub(addr, stub);
-				for (int i = 0; i < KB_MEM_STUB_LEN; i++)
+				len = kb_mem_stub(GUEST_ARCH_LOOPS, addr, stub);
+				for (int i = 0; i < len; i++)
 					((volatile uint8_t *)addr)[i] = stub[i];
+				arch_code_written(addr);
 				written++;
 				break;
 			case KB_MEM_EXECUTE:
