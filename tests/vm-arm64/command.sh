@@ -47,6 +47,9 @@ step list-json kvmbench list --json
 step interrupts cat /proc/interrupts
 step dt-compatible sh -c 'for f in $(find /proc/device-tree/ -maxdepth 3 -name compatible | sort); do
 	printf "%s\t" "${f#/proc/device-tree}"; tr "\000" "|" <"$f"; echo; done'
+# The kernel features of the running arm64 kernel, by the manifest's running-kernel rules (kallsyms,
+# version, KVM stats): the bundle testbed-arm64.test put in the initramfs.
+step patches-verify kvmbench patches verify --json --bundle /usr/local/share/kvmbench/kernel
 # 2 MiB hugetlb pages for execute-perf/hugetlb-2m: 2 vCPUs of 8 MiB (its default --mem), and 4 to spare.
 echo 20 >/proc/sys/vm/nr_hugepages
 # The default run: the host suites that exist on arm64 (skipped with the reason otherwise) and, this

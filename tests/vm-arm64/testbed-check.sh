@@ -15,6 +15,7 @@
 #   stage-2 mapping as KVM's "exits" counts them; dirty-log's get and clear measured with no page lost or
 #   invented, and its ring skipped for the capability Linux 6.1's arm64 KVM lacks;
 # - the planted defects (build-planted.sh) caught: the execute loop without its call by execute_exits;
+# - patches verify's verdicts on the running arm64 kernel, as its source has the features;
 # - info tells the emulated host's GIC (a GICv3 with an ITS, from the device tree);
 # - compare and report --html of the arm64 result worked inside the emulated host.
 out=$1
@@ -25,7 +26,7 @@ dmesg=$out/_testbed/dmesg.txt
 info=$out/info-json.out
 
 rc() { cat "$out/$1.rc" 2>/dev/null || echo missing; }
-for s in minivmm-hvc version info info-json list list-json interrupts dt-compatible run guest compare report; do
+for s in minivmm-hvc version info info-json list list-json interrupts dt-compatible patches-verify run guest compare report; do
 	[ "$(rc $s)" = 0 ] || bad "step $s exited $(rc $s) (see $s.err)"
 done
 
@@ -140,6 +141,27 @@ if runnable dirty-log; then
 	done
 	jq -e '.tests[] | select(.id == "dirty-log/ring") | .status == "skipped" and (.reason | test("KVM_CAP_DIRTY_LOG_RING_ACQ_REL"))' \
 		"$r" >/dev/null 2>&1 || bad "dirty-log/ring is not skipped for the dirty ring Linux 6.1's arm64 KVM lacks: $(jq -c '.tests[] | select(.id == "dirty-log/ring") | [.status, .reason]' "$r" 2>/dev/null)"
+fi
+# --- the kernel features of the running arm64 kernel (patches verify) -----------------------------------
+# What the manifest's running-kernel rules must find in Debian's 6.1.192 arm64 kernel, read from its
+# source (linux-source-6.1): no kvm_smccc_call_handler (SMCCC filtering is 6.4's); the global LPI
+# translation cache (vgic_lpi_translation_cache_init) still there; the MPIDR table only from 6.7 (by
+# version); userspace_irqchip_in_use removed by the stable backport, but a data symbol, which
+# /proc/kallsyms lists only with CONFIG_KALLSYMS_ALL (not set in Debian's arm64 kernel): unknown, said
+# so.  Every x86 feature not applicable.
+pv=$out/patches-verify.out
+if [ -s "$pv" ] && jq -e . "$pv" >/dev/null 2>&1; then
+	for want in arm64-smccc-filter=absent arm64-vgic-its-translation-cache-per-its=absent \
+		arm64-vgic-v3-sgi-mpidr-table=absent arm64-remove-userspace-irqchip-in-use=unknown; do
+		got=$(jq -r --arg id "${want%=*}" '.features[] | select(.id == $id) | .verdict' "$pv")
+		[ "$got" = "${want#*=}" ] || bad "patches verify: ${want%=*} is '$got' on the arm64 kernel, not ${want#*=}"
+	done
+	jq -e '.features[] | select(.id == "arm64-remove-userspace-irqchip-in-use") | tostring | test("CONFIG_KALLSYMS_ALL")' "$pv" >/dev/null ||
+		bad "patches verify: the unknown verdict does not say that data symbols need CONFIG_KALLSYMS_ALL"
+	jq -e '[.features[] | select(.id | startswith("arm64-") | not) | .verdict] | length > 0 and all(. == "not-applicable")' "$pv" >/dev/null ||
+		bad "patches verify: an x86 feature judged on the arm64 kernel: $(jq -c '[.features[] | select(.id | startswith("arm64-") | not) | [.id, .verdict]]' "$pv")"
+else
+	bad "no valid patches verify --json came back"
 fi
 # --- the host's GIC, as info tells it -----------------------------------------------------------------
 [ -s "$info" ] && jq -e '.virtualization.host_gic | .version == 3 and .its == true and .found_as == "arm,gic-v3" and .from == "the device tree"' \
