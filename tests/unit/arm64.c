@@ -11,6 +11,7 @@
 #include "core/json.h"
 #include "core/kb.h"
 #include "tap.h"
+#include "testfs.h"
 
 static void table_rows(void)
 {
@@ -255,14 +256,9 @@ static void real_dumps(void)
 
 static void put(const char *dir, const char *path, const char *text)
 {
-	char *full = kb_xasprintf("%s/%s", dir, path), *cmd = kb_xasprintf("mkdir -p \"$(dirname '%s')\"", full);
-	FILE *f;
+	char *full = kb_xasprintf("%s/%s", dir, path);
 
-	if (system(cmd) == 0 && (f = fopen(full, "w"))) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(cmd);
+	testfs_write(full, text, strlen(text));
 	free(full);
 }
 

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/kb.h"
 #include "host/arm64.h"
 #include "tap.h"
+#include "testfs.h"
 
 static char *testdata(const char *boot, const char *file)
 {
@@ -28,32 +28,11 @@ static char *slurp(const char *path)
 	return kb_read_all(path, (size_t)1 << 20, &text, &len) ? NULL : text;
 }
 
-static void mkdirs(const char *path)
-{
-	char *p = kb_xstrdup(path);
-
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			mkdir(p, 0755);
-			*s = '/';
-		}
-	mkdir(p, 0755);
-	free(p);
-}
-
 static void put(const char *root, const char *path, const void *data, size_t len)
 {
-	char *full = kb_xasprintf("%s/%s", root, path), *dir = kb_xstrdup(full);
-	FILE *f;
+	char *full = kb_xasprintf("%s/%s", root, path);
 
-	*strrchr(dir, '/') = 0;
-	mkdirs(dir);
-	if ((f = fopen(full, "wb"))) {
-		fwrite(data, 1, len, f);
-		fclose(f);
-	}
-	free(dir);
+	testfs_write(full, data, len);
 	free(full);
 }
 

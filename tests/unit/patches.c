@@ -20,6 +20,7 @@
 #include "patches/internal.h"
 #include "patches/patches.h"
 #include "tap.h"
+#include "testfs.h"
 
 #define FEATURE_PMU "vpmu-emulated-event-fastpath"
 #define FEATURE_TDP "tdp-mmu-split-huge-page-on-fault"
@@ -41,40 +42,9 @@ static char *slurp(const char *path)
 	return text;
 }
 
-static void mkdirs(const char *path)
-{
-	char *d = kb_xstrdup(path);
-
-	for (char *p = d + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			mkdir(d, 0755);
-			*p = '/';
-		}
-	mkdir(d, 0755);
-	free(d);
-}
-
-static void spit(const char *path, const char *data, size_t len)
-{
-	char *dir = kb_xstrdup(path), *slash = strrchr(dir, '/');
-	FILE *f;
-
-	if (slash) {
-		*slash = 0;
-		mkdirs(dir);
-	}
-	free(dir);
-	f = fopen(path, "w");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
-		printf("# cannot write %s\n", path);
-		exit(99);
-	}
-}
-
 static void spit_str(const char *path, const char *text)
 {
-	spit(path, text, strlen(text));
+	testfs_write(path, text, strlen(text));
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -193,7 +163,7 @@ static void write_preimages(const char *tree, const char *diff, const char *extr
 		kb_buf_printf(&out, "%s", extra);
 		path = kb_xasprintf("%s/%s", tree, rel);
 		if (access(path, F_OK))
-			spit(path, out.p, out.len);
+			testfs_write(path, out.p, out.len);
 		free(path);
 		free(out.p);
 		free(l.v);
@@ -223,7 +193,7 @@ static char *make_tree(const struct kb_bundle *b, const char *name)
 
 	spit_str(mk, "# SPDX-License-Identifier: GPL-2.0\nVERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\n"
 		     "EXTRAVERSION =\nNAME = Curry Ramen\n");
-	mkdirs(kvm);
+	testfs_mkdirs(kvm);
 	for (size_t i = 0; i < b->npatches; i++) {
 		char *text = slurp(b->patches[i]->path);
 
@@ -655,7 +625,7 @@ static void test_failed_run(const char *kdir)
 		      "@@ -%zu,1 +%zu,1 @@\n-%.*s\n+%.*s /* changed */\n", at, at, (int)removed_len, removed,
 		      (int)removed_len, removed);
 	ppath = kb_xasprintf("%s/patches/0003-test-pmu-after-fastpath.patch", copy);
-	spit(ppath, patch.p, patch.len);
+	testfs_write(ppath, patch.p, patch.len);
 	err = kb_bundle_open(copy, &b);
 	ok(err == 0 && b.npatches == 3, "a bundle with a third patch loads (%s)", err ? kb_last_error() : "ok");
 	if (!err) {
