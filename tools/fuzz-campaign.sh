@@ -6,13 +6,17 @@
 # then a table of target, executions, exec/s, coverage (cov and ft of libFuzzer's last status
 # line), corpus (files and bytes), new crashes, wall time, and whether RUNS was reached.
 #   tools/fuzz-campaign.sh [-r RUNS] [-t MAX_TIME] [-o DIR] [TARGET...]
+#   tools/fuzz-campaign.sh [-r RUNS] [-o DIR] -m TSV [-m TSV...]
 # Defaults: 1000000 runs, 86400 s, every target of Makefile.am's FUZZ_TARGETS.  Writes
 # DIR/fuzz-campaign.{md,tsv,json} (default DIR: docs/) and keeps each target's libFuzzer log and
 # make's output in tests/fuzz/campaign/ of the build tree.  Run in a built tree (./configure && make).
 # A run of some targets replaces their rows and keeps the other targets' rows of DIR's table;
 # each row says when it started and on which commit ("+" when the tree had changes).  The md's
 # notes (from a line "## Notes" on) are kept.
-# Exit 0 when every target run reached RUNS with no new crash, 1 when one did not, 2 on bad usage.
+# -m TSV: fuzz nothing; merge the rows of another campaign's fuzz-campaign.tsv (of a tree fuzzed
+# beside this one, say) into DIR's table, each replacing the row of its target, and rewrite the table.
+# Exit 0 when every target run (or merged) reached RUNS with no new crash, 1 when one did not, 2 on
+# bad usage.
 set -u
 
 die() { echo "fuzz-campaign: $*" >&2; exit 2; }
@@ -20,20 +24,24 @@ RUNS=1000000
 MAX_TIME=86400
 B=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$B/docs
-while getopts r:t:o: opt; do
+MERGE=
+while getopts r:t:o:m: opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
 	t) MAX_TIME=$OPTARG ;;
 	o) OUT=$OPTARG ;;
+	m) [ -r "$OPTARG" ] || die "-m $OPTARG: cannot read it"; MERGE="$MERGE $OPTARG" ;;
 	*) sed -n 's/^#   //p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) die "-r $RUNS: not a positive number of executions" ;; esac
 case $MAX_TIME in '' | *[!0-9]* | 0) die "-t $MAX_TIME: not a positive number of seconds" ;; esac
-[ -f "$B/Makefile" ] || die "$B is not a configured build tree (./configure && make)"
+[ -z "$MERGE" ] || [ $# -eq 0 ] || die "-m merges other tables' rows: it takes no targets"
+[ -n "$MERGE" ] || [ -f "$B/Makefile" ] || die "$B is not a configured build tree (./configure && make)"
 mkdir -p "$OUT" || die "-o $OUT: cannot create it"
 targets=${*:-$(sed -n 's/^FUZZ_TARGETS = //p' "$B/Makefile.am")}
+[ -z "$MERGE" ] || targets=
 for t in $targets; do
 	[ -f "$B/tests/fuzz/fuzz-$t.c" ] || die "no fuzz target '$t' (tests/fuzz/fuzz-$t.c)"
 done
@@ -70,9 +78,29 @@ mkdir -p "$L" || die "cannot create $L"
 tsv=$OUT/fuzz-campaign.tsv
 commit=$(git -C "$B" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 git -C "$B" diff --quiet HEAD -- . ':!docs/fuzz-campaign.*' 2>/dev/null || commit=$commit+
-printf 'target\texecutions\texec_per_s\tcov\tft\tcorpus_files\tcorpus_bytes\tnew_crashes\twall_s\treached\tmax_len\tstarted\tcommit\n' >"$tsv.tmp"
+header='target\texecutions\texec_per_s\tcov\tft\tcorpus_files\tcorpus_bytes\tnew_crashes\twall_s\treached\tmax_len\tstarted\tcommit'
+printf "$header\n" >"$tsv.tmp"
 status=0
+# The merged tables' rows (the last one given wins for a target), judged as a run's would be.
+for m in $MERGE; do
+	[ "$(head -n 1 "$m")" = "$(printf "$header")" ] || { rm -f "$tsv.tmp"; die "-m $m: not a fuzz-campaign.tsv of these columns"; }
+	sed 1d "$m" >"$tsv.merge.$$"
+	while IFS= read -r row; do
+		t=${row%%"$(printf '\t')"*}
+		targets="$targets $t"
+		grep -v "^$t$(printf '\t')" "$tsv.tmp" >"$tsv.tmp2"
+		mv "$tsv.tmp2" "$tsv.tmp"
+		printf '%s\n' "$row" >>"$tsv.tmp"
+	done <"$tsv.merge.$$"
+	rm -f "$tsv.merge.$$"
+done
+if [ -n "$MERGE" ]; then
+	# A merged row meets the bar when it reached RUNS with no new crash (columns 2 and 8).
+	awk -F'\t' -v runs="$RUNS" 'NR > 1 && !($2 >= runs && $8 == "0") { bad = 1 } END { exit bad }' "$tsv.tmp" || status=1
+	targets=$(echo $targets)
+fi
 for t in $targets; do
+	[ -z "$MERGE" ] || break
 	ml=$(max_len "$t")
 	echo "fuzz-campaign: $t: up to $RUNS executions or $MAX_TIME s, inputs up to $ml bytes"
 	started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -109,6 +137,7 @@ if [ -f "$tsv" ] && [ "$(head -n 1 "$tsv")" = "$(head -n 1 "$tsv.tmp")" ]; then
 fi
 mv "$tsv.tmp" "$tsv"
 cmd="tools/fuzz-campaign.sh -r $RUNS -t $MAX_TIME $targets"
+[ -z "$MERGE" ] || cmd="tools/fuzz-campaign.sh -r $RUNS$(for m in $MERGE; do printf ' -m %s' "$m"; done)"
 jq -R -s --arg cmd "$cmd" --arg host "$(uname -srm), $(nproc) CPUs" --argjson runs "$RUNS" '
 	split("\n") | map(select(length > 0) | split("\t")) | .[0] as $h | .[1:] |
 	map([$h, .] | transpose | map({(.[0]): (.[1] | tonumber? // .)}) | add) |
