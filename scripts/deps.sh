@@ -17,8 +17,11 @@ build="autoconf automake libtool pkg-config make gcc binutils libc6-dev linux-li
 # gcc-12 and the kernel build tools build the patched kvm modules for 'make check-patches'
 # (tests/kernel/testbed-ab.sh), with the headers of the installed kernel (below); ansible-core and
 # OpenSSH run contrib/ansible's playbook against network-namespace hosts (tests/scripts/ansible.test,
-# which builds its .deb with dpkg-dev's tools); time measures tools/fleet-bench.sh.
-test_tools="jq time libxml2-utils xz-utils util-linux valgrind strace groff-base python3-jsonschema patch dpkg-dev"
+# which builds its .deb with dpkg-dev's tools); time measures tools/fleet-bench.sh; lintian and rpm
+# (rpmbuild, rpm2cpio) let tests/scripts/pkg-arch-planted.test build and check its made-up packages
+# in make check, before scripts/package-check.sh installs the rest of the packaging tools.
+test_tools="jq time libxml2-utils xz-utils util-linux valgrind strace groff-base python3-jsonschema patch dpkg-dev
+	lintian rpm"
 case $arch in
 amd64)
 	# libcpuid reads x86 CPUID (configure needs it on x86-64 only; it exists for x86 only).  The
