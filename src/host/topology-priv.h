@@ -54,9 +54,16 @@ bool topo_memory_only(const struct topo_node *n);
 /* The nodes that are (or are not) memory-only, as a list. */
 void topo_node_list(const struct kb_topo *t, bool want_memory_only, char *buf, size_t n);
 
+/* Which of hwloc's steps refused a file, and its errno. */
+enum topo_step { TOPO_STEP_NONE, TOPO_STEP_SET_XML, TOPO_STEP_LOAD };
+struct topo_refusal {
+	enum topo_step step;   /* TOPO_STEP_NONE: hwloc loaded the file, or the child could not say */
+	int err;
+};
 /* The crash probe (topo-probe.c): hwloc loads path in a child process first; -EINVAL when it crashed
- * there.  The children come from one helper process, forked at the first probe. */
-int topo_probe_xml(const char *path);
+ * there.  When hwloc refused the file there instead, *why says at which step and with which errno.
+ * The children come from one helper process, forked at the first probe. */
+int topo_probe_xml(const char *path, struct topo_refusal *why);
 /* That helper's pid (-1: none yet), for tests. */
 pid_t topo_probe_helper(void);
 

@@ -396,9 +396,20 @@ static int check_xml_whole(const char *path)
 	return err;
 }
 
+/* hwloc refused the topology at step, with errno herr. */
+static int refused(const struct kb_topo *t, enum topo_step step, int herr)
+{
+	if (step == TOPO_STEP_SET_XML)
+		return kb_fail(EINVAL, "%s: hwloc cannot use this as an XML topology: %s "
+			       "(export one with 'lstopo --of xml FILE' or 'hwloc-gather-topology')", t->source, strerror(herr));
+	return kb_fail(EINVAL, "%s: hwloc cannot load the topology: %s%s", t->source, strerror(herr),
+		       t->live ? "" : " (is it an hwloc XML export?)");
+}
+
 int kb_topo_load(struct kb_topo **out, const char *xml_path)
 {
 	struct kb_topo *t = kb_xcalloc(1, sizeof(*t));
+	struct topo_refusal why = { TOPO_STEP_NONE, 0 };
 	int err;
 
 	*out = NULL;
@@ -412,16 +423,19 @@ int kb_topo_load(struct kb_topo **out, const char *xml_path)
 		err = kb_fail(errno, "%s: cannot read the topology file: %s", xml_path, strerror(errno));
 		goto fail;
 	}
-	if (xml_path && ((err = check_xml_whole(xml_path)) || (err = topo_probe_xml(xml_path))))
+	if (xml_path && ((err = check_xml_whole(xml_path)) || (err = topo_probe_xml(xml_path, &why))))
 		goto fail;
+	/* A file hwloc refused in the probe's child is refused with its reason, not loaded again. */
+	if (why.step != TOPO_STEP_NONE) {
+		err = refused(t, why.step, why.err);
+		goto fail;
+	}
 	if (xml_path && hwloc_topology_set_xml(t->h, xml_path)) {
-		err = kb_fail(EINVAL, "%s: hwloc cannot use this as an XML topology: %s "
-			      "(export one with 'lstopo --of xml FILE' or 'hwloc-gather-topology')", xml_path, strerror(errno));
+		err = refused(t, TOPO_STEP_SET_XML, errno);
 		goto fail;
 	}
 	if (hwloc_topology_load(t->h)) {
-		err = kb_fail(EINVAL, "%s: hwloc cannot load the topology: %s%s", t->source, strerror(errno),
-			      xml_path ? " (is it an hwloc XML export?)" : "");
+		err = refused(t, TOPO_STEP_LOAD, errno);
 		goto fail;
 	}
 	err = build(t);
