@@ -22,6 +22,31 @@ static FILE *sink(void)
 	return f;
 }
 
+/* json-c prints a double it parsed with the text it was given ("1.50", "0e308", "-1e308"), the lean
+ * reader's from its value ("1.5", "0.0", "-1e+308"): the same numbers.  Both are printed from their
+ * values here, so that what is compared is what each reader read, not how the file spelt it. */
+static void spell_by_value(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		json_object_set_serializer(o, NULL, NULL, NULL);
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, key, v) {
+			(void)key;
+			spell_by_value(v);
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			spell_by_value(json_object_array_get_idx(o, i));
+		break;
+	default:
+		break;
+	}
+}
+
 static char *without_raw(const struct kb_result *r)
 {
 	json_object *j = kb_result_to_json(r), *tests = json_object_object_get(j, "tests");
@@ -29,6 +54,7 @@ static char *without_raw(const struct kb_result *r)
 
 	for (size_t i = 0; tests && i < json_object_array_length(tests); i++)
 		json_object_object_del(json_object_array_get_idx(tests, i), "raw");
+	spell_by_value(j);
 	text = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
 	json_object_put(j);
 	return text;
@@ -51,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!kb_result_load(path, &full)) {
 			char *a = without_raw(&full), *b = without_raw(&lean);
 
-			/* Two readers of one format must agree. */
+			/* Two readers of one format must read the same values. */
 			if (!a || !b || strcmp(a, b))
 				abort();
 			free(a);
