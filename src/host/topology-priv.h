@@ -57,14 +57,14 @@ void topo_node_list(const struct kb_topo *t, bool want_memory_only, char *buf, s
 /* Which of hwloc's steps refused a file, and its errno. */
 enum topo_step { TOPO_STEP_NONE, TOPO_STEP_SET_XML, TOPO_STEP_LOAD };
 struct topo_refusal {
-	enum topo_step step;   /* TOPO_STEP_NONE: hwloc loaded the file, or the child could not say */
+	enum topo_step step;   /* TOPO_STEP_NONE: hwloc loaded the file (or could not start) */
 	int err;
 };
-/* The crash probe (topo-probe.c): hwloc loads path in a child process first; -EINVAL when it crashed
- * there.  When hwloc refused the file there instead, *why says at which step and with which errno.
- * The children come from one helper process, forked at the first probe. */
+/* The crash probe (topo-probe.c): hwloc loads path in a helper process first; -EINVAL when it
+ * crashed there.  When hwloc refused the file there instead, *why says at which step and with which
+ * errno.  The helper is forked at the first probe and replaced when it dies or has loaded 1000 files. */
 int topo_probe_xml(const char *path, struct topo_refusal *why);
-/* That helper's pid (-1: none yet), for tests. */
+/* That helper's pid (-1: none now), for tests. */
 pid_t topo_probe_helper(void);
 
 #endif
