@@ -195,7 +195,6 @@ int kb_run_command(const struct kb_cmd *cmd, int argc, char **argv)
 	int first, ret;
 
 	current_ngroups = ng;
-	free(current_argv);
 	current_argv = kb_xcalloc((size_t)argc + 1, sizeof(*current_argv));
 	for (int i = 0; i < argc; i++)
 		current_argv[i] = argv[i];
@@ -204,11 +203,11 @@ int kb_run_command(const struct kb_cmd *cmd, int argc, char **argv)
 		if (kb_opt_apply_defaults(&groups[g]))
 			kb_die("internal error: bad default: %s", kb_last_error());
 	first = kb_cli_parse(cmd, groups, ng, argc, argv);
-	if (first <= 0) {
-		free(cfg);
-		return first == 0 ? 0 : 2;
-	}
-	ret = cmd->exec(cfg, argc - first, argv + first);
+	ret = first <= 0 ? (first == 0 ? 0 : 2) : cmd->exec(cfg, argc - first, argv + first);
+	/* The copy is the command's only: nothing of it stays allocated once the command is done. */
+	free(current_argv);
+	current_argv = NULL;
+	current_argc = 0;
 	free(cfg);
 	return ret;
 }
