@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* topo-probe.c: the topology file's crash probe: hwloc loads the file in a helper process first,
- * forked at the first probe and replaced when it dies or has loaded PROBE_HELPER_LOADS files. */
+/* topo-probe.c: the topology file's crash probe: hwloc loads the file in a loader process first,
+ * forked by one small helper process that is forked once, at the first probe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,42 +18,36 @@
 /*
  * hwloc 2.9 crashes on some whole but damaged files (found by fuzzing: an object without a type
  * whose child has an unparsable cpuset segfaults in hwloc_bitmap_compare_first()).  A file from
- * elsewhere is therefore loaded by a helper process first: a crash there is reported, not shared.
+ * elsewhere is therefore loaded in another process first: a crash there is reported, not shared.
  * A refusal is reported back with hwloc's step and errno, and the file is refused with them, not
  * loaded again in the caller's process (hwloc 2.9 leaks on some refusals: 640 bytes in 10
  * allocations for a real export with one tag misspelt).
  *
- * The helper is forked once and loads each file itself: a probe is a round trip over a socket.
- * (A child forked for each file paid the fork, the copy-on-write and first-touch page faults of a
- * fresh process and its exit: in a topology fuzz execution that was 4.6 of 7.1 ms of CPU, perf:
- * do_anonymous_page, exc_page_fault.)  When the helper dies while it loads a file, a new one loads
- * the file again: a file that ends two helpers is one hwloc crashes on; a helper that was killed
- * or ended between files only costs a new one.  After PROBE_HELPER_LOADS files the helper is
- * replaced, so that what hwloc leaks on refusals there stays bounded (about 1 MB).
+ * A fork copies the page tables of all the forking process maps, and both then take page faults
+ * at what they write.  A process that has grown (a fuzzer with sanitizers: hundreds of MB) paid
+ * that at every probe.  So a small helper is forked at the first probe and forks the loaders: the
+ * caller sends it the path over a socket and reads back hwloc's verdict or the loader's wait
+ * status.  A loader loads file after file (a fork and a fresh process's first-touch faults for
+ * each were most of a topology fuzz execution: 4.6 of 7.1 ms of CPU), until hwloc crashes it or
+ * it has loaded PROBE_LOADER_FILES files, so that what hwloc leaks there on refusals stays
+ * bounded.  The helper ends when the caller's socket closes (the process ended), or is forked
+ * again if it is gone.
  */
-#define PROBE_HELPER_LOADS 1000
+#define PROBE_LOADER_FILES 1000
 
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static pid_t helper = -1;
 static int sock = -1;
-static unsigned loads;
+static pid_t last_loader = -1;
 
-/* hwloc's verdict on the file: TOPO_STEP_NONE when it loaded (or hwloc could not even start). */
-static struct topo_refusal load(const char *path)
-{
-	struct topo_refusal why = { TOPO_STEP_NONE, 0 };
-	hwloc_topology_t h;
-
-	if (hwloc_topology_init(&h))
-		return why;
-	if (hwloc_topology_set_xml(h, path))
-		why = (struct topo_refusal){ TOPO_STEP_SET_XML, errno };
-	else if (hwloc_topology_load(h))
-		why = (struct topo_refusal){ TOPO_STEP_LOAD, errno };
-	hwloc_topology_destroy(h);
-	return why;
-}
+struct probe_answer {
+	int err;                   /* the helper's socketpair(), fork() or waitpid() errno, or 0 */
+	int died;                  /* the loader died on the file: status is its wait status */
+	int status;
+	pid_t loader;              /* the loader that read the file */
+	struct topo_refusal why;   /* hwloc's verdict when the loader lived */
+};
 
 static int full(ssize_t (*io)(int, void *, size_t, int), int fd, void *buf, size_t n)
 {
@@ -79,35 +73,142 @@ static ssize_t recv_io(int fd, void *buf, size_t n, int flags)
 	return recv(fd, buf, n, flags & ~MSG_NOSIGNAL);
 }
 
-/* The helper: hwloc's verdict on each path received, until the socket closes. */
-static void serve(int fd)
+/* A path as a length and its bytes; -1 when the peer is gone. */
+static int send_path(int fd, const char *path)
+{
+	uint32_t len = (uint32_t)strlen(path);
+
+	return full(send_io, fd, &len, sizeof(len)) || full(send_io, fd, (void *)path, len) ? -1 : 0;
+}
+
+static int recv_path(int fd, char *path, size_t size)
+{
+	uint32_t len;
+
+	if (full(recv_io, fd, &len, sizeof(len)) || len >= size || full(recv_io, fd, path, len))
+		return -1;
+	path[len] = 0;
+	return 0;
+}
+
+/* hwloc's verdict on the file: TOPO_STEP_NONE when it loaded (or hwloc could not even start). */
+static struct topo_refusal load(const char *path)
+{
+	struct topo_refusal why = { TOPO_STEP_NONE, 0 };
+	hwloc_topology_t h;
+
+	if (hwloc_topology_init(&h))
+		return why;
+	if (hwloc_topology_set_xml(h, path))
+		why = (struct topo_refusal){ TOPO_STEP_SET_XML, errno };
+	else if (hwloc_topology_load(h))
+		why = (struct topo_refusal){ TOPO_STEP_LOAD, errno };
+	hwloc_topology_destroy(h);
+	return why;
+}
+
+/* The loader: hwloc's verdict on each path received, until the socket closes. */
+static void serve_loads(int fd)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	char path[4096];
-	uint32_t len;
 
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);
-	/* A crash here ends this process and nothing else: no handler of the caller's (a sanitizer's,
-	 * a fuzzer's) reports it as the caller's own. */
+	/* A crash here ends this process and nothing else: no handler of the parent's (a sanitizer's,
+	 * a fuzzer's) reports it as the parent's own. */
 	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
 		signal(fatal[i], SIG_DFL);
 	if (__sanitizer_set_death_callback)
 		__sanitizer_set_death_callback(NULL);
+	while (!recv_path(fd, path, sizeof(path))) {
+		struct topo_refusal why = load(path);
+
+		if (full(send_io, fd, &why, sizeof(why)))
+			break;
+	}
+	_exit(0);
+}
+
+/* The helper's loader: its pid, the socket to it and how many files it read. */
+struct loader {
+	pid_t pid;
+	int fd;
+	unsigned files;
+};
+
+static int start_loader(struct loader *l)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return errno;
+	l->pid = fork();
+	if (l->pid < 0) {
+		int err = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	if (!l->pid) {
+		close(sv[0]);
+		serve_loads(sv[1]);
+	}
+	close(sv[1]);
+	l->fd = sv[0];
+	l->files = 0;
+	return 0;
+}
+
+/* Close the socket (a live loader then ends) and reap the loader: its wait status. */
+static int stop_loader(struct loader *l)
+{
+	int status = 0;
+
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	if (l->pid > 0)
+		while (waitpid(l->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	l->pid = -1;
+	return status;
+}
+
+/* The helper: each path received goes to the loader, and its verdict or death back, until the
+ * socket closes. */
+static void serve(int fd)
+{
+	struct loader l = { -1, -1, 0 };
+	char path[4096];
+
 	/* Nothing else of the caller's stays open here (a pipe's write end kept would hold off its
 	 * reader's end of file). */
 	if (fd > 3)
 		close_range(3, (unsigned)fd - 1, 0);
 	close_range((unsigned)fd + 1, ~0u, 0);
-	while (!full(recv_io, fd, &len, sizeof(len)) && len < sizeof(path) && !full(recv_io, fd, path, len)) {
-		struct topo_refusal why;
+	while (!recv_path(fd, path, sizeof(path))) {
+		struct probe_answer a = { 0, 0, 0, -1, { TOPO_STEP_NONE, 0 } };
 
-		path[len] = 0;
-		why = load(path);
-		if (full(send_io, fd, &why, sizeof(why)))
+		if (l.pid > 0 && l.files >= PROBE_LOADER_FILES)
+			stop_loader(&l);
+		if (l.pid < 0)
+			a.err = start_loader(&l);
+		if (!a.err) {
+			a.loader = l.pid;
+			if (!send_path(l.fd, path) && !full(recv_io, l.fd, &a.why, sizeof(a.why))) {
+				l.files++;
+			} else {
+				a.died = 1;
+				a.status = stop_loader(&l);
+			}
+		}
+		if (full(send_io, fd, &a, sizeof(a)))
 			break;
 	}
+	stop_loader(&l);
 	_exit(0);
 }
 
@@ -129,63 +230,62 @@ static int start_helper(const char *path)
 		serve(sv[1]);
 	close(sv[1]);
 	sock = sv[0];
-	loads = 0;
 	return 0;
 }
 
-/* Close the socket (a live helper then ends) and reap the helper; its wait status, or 0. */
-static int stop_helper(void)
+static void stop_helper(void)
 {
-	int status = 0;
-
 	if (sock >= 0)
 		close(sock);
 	sock = -1;
 	if (helper > 0)
-		while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
+		while (waitpid(helper, NULL, 0) < 0 && errno == EINTR)
 			;
 	helper = -1;
-	return status;
 }
 
-/* Send the path, read the verdict; -1 when the helper is gone. */
-static int ask(const char *path, struct topo_refusal *why)
+/* Send the path, read the answer; -1 when the helper is gone. */
+static int ask(const char *path, struct probe_answer *a)
 {
-	uint32_t len = (uint32_t)strlen(path);
-
-	if (full(send_io, sock, &len, sizeof(len)) || full(send_io, sock, (void *)path, len) ||
-	    full(recv_io, sock, why, sizeof(*why)))
-		return -1;
-	if (why->step != TOPO_STEP_SET_XML && why->step != TOPO_STEP_LOAD)
-		*why = (struct topo_refusal){ TOPO_STEP_NONE, 0 };
-	return 0;
+	return send_path(sock, path) || full(recv_io, sock, a, sizeof(*a)) ? -1 : 0;
 }
 
 int topo_probe_xml(const char *path, struct topo_refusal *why)
 {
-	int err, status = 0;
+	struct probe_answer a;
+	int err;
 
 	*why = (struct topo_refusal){ TOPO_STEP_NONE, 0 };
 	if (strlen(path) >= 4096)
 		return kb_fail(ENAMETOOLONG, "%s: the path is too long", path);
-	for (int tries = 0; tries < 2; tries++) {
+	for (int tries = 0;; tries++) {
 		if (sock < 0 && (err = start_helper(path)))
 			return err;
-		if (!ask(path, why)) {
-			if (++loads >= PROBE_HELPER_LOADS)
-				stop_helper();
-			return 0;
-		}
-		status = stop_helper();
+		if (!ask(path, &a))
+			break;
+		stop_helper();
+		if (tries)
+			return kb_fail(EIO, "%s: the process checking the topology file ended", path);
 	}
-	*why = (struct topo_refusal){ TOPO_STEP_NONE, 0 };
-	return kb_fail(EINVAL, "%s: hwloc crashed reading this file (%s %d): it is damaged or not an hwloc XML "
-		       "export (export one with 'lstopo --of xml FILE')", path,
-		       WIFSIGNALED(status) ? "signal" : "exit status",
-		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	if (a.err)
+		return kb_fail(a.err, "%s: cannot check the topology file in a child process: %s", path, strerror(a.err));
+	last_loader = a.loader;
+	if (a.died)
+		return kb_fail(EINVAL, "%s: hwloc crashed reading this file (%s %d): it is damaged or not an hwloc XML "
+			       "export (export one with 'lstopo --of xml FILE')", path,
+			       WIFSIGNALED(a.status) ? "signal" : "exit status",
+			       WIFSIGNALED(a.status) ? WTERMSIG(a.status) : WEXITSTATUS(a.status));
+	if (a.why.step == TOPO_STEP_SET_XML || a.why.step == TOPO_STEP_LOAD)
+		*why = a.why;
+	return 0;
 }
 
 pid_t topo_probe_helper(void)
 {
 	return helper;
+}
+
+pid_t topo_probe_loader(void)
+{
+	return last_loader;
 }

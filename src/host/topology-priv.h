@@ -60,11 +60,13 @@ struct topo_refusal {
 	enum topo_step step;   /* TOPO_STEP_NONE: hwloc loaded the file (or could not start) */
 	int err;
 };
-/* The crash probe (topo-probe.c): hwloc loads path in a helper process first; -EINVAL when it
+/* The crash probe (topo-probe.c): hwloc loads path in a loader process first; -EINVAL when it
  * crashed there.  When hwloc refused the file there instead, *why says at which step and with which
- * errno.  The helper is forked at the first probe and replaced when it dies or has loaded 1000 files. */
+ * errno.  The loaders come from one helper process, forked at the first probe; a loader reads files
+ * until one crashes it or it has read 1000. */
 int topo_probe_xml(const char *path, struct topo_refusal *why);
-/* That helper's pid (-1: none now), for tests. */
+/* That helper's pid (-1: none now), and the pid of the loader that read the last file, for tests. */
 pid_t topo_probe_helper(void);
+pid_t topo_probe_loader(void);
 
 #endif

@@ -425,7 +425,7 @@ int kb_topo_load(struct kb_topo **out, const char *xml_path)
 	}
 	if (xml_path && ((err = check_xml_whole(xml_path)) || (err = topo_probe_xml(xml_path, &why))))
 		goto fail;
-	/* A file hwloc refused in the probe's helper is refused with its reason, not loaded again. */
+	/* A file hwloc refused in the probe's loader is refused with its reason, not loaded again. */
 	if (why.step != TOPO_STEP_NONE) {
 		err = refused(t, why.step, why.err);
 		goto fail;
