@@ -6,7 +6,7 @@
 # then a table of target, executions, exec/s, coverage (cov and ft of libFuzzer's last status
 # line), corpus (files and bytes), new crashes, wall time, and whether RUNS was reached.
 #   tools/fuzz-campaign.sh [-r RUNS] [-t MAX_TIME] [-o DIR] [TARGET...]
-#   tools/fuzz-campaign.sh [-r RUNS] [-o DIR] -m TSV [-m TSV...]
+#   tools/fuzz-campaign.sh [-r RUNS] [-o DIR] -m TSV [-m TSV...] [-a TSV...]
 # Defaults: 1000000 runs, 86400 s, every target of Makefile.am's FUZZ_TARGETS.  Writes
 # DIR/fuzz-campaign.{md,tsv,json} (default DIR: docs/) and keeps each target's libFuzzer log and
 # make's output in tests/fuzz/campaign/ of the build tree.  Run in a built tree (./configure && make).
@@ -15,6 +15,9 @@
 # notes (from a line "## Notes" on) are kept.
 # -m TSV: fuzz nothing; merge the rows of another campaign's fuzz-campaign.tsv (of a tree fuzzed
 # beside this one, say) into DIR's table, each replacing the row of its target, and rewrite the table.
+# -a TSV: the same, for a parallel job of a target run (on the same commit, on its own copy of the
+# corpus) beside the one whose row came before: its row is added to that row, executions, exec/s and
+# new crashes summed, wall time, cov, ft and corpus the larger of the two, started the earlier.
 # Exit 0 when every target run (or merged) reached RUNS with no new crash, 1 when one did not, 2 on
 # bad usage.
 set -u
@@ -25,19 +28,20 @@ MAX_TIME=86400
 B=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$B/docs
 MERGE=
-while getopts r:t:o:m: opt; do
+while getopts r:t:o:m:a: opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
 	t) MAX_TIME=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	m) [ -r "$OPTARG" ] || die "-m $OPTARG: cannot read it"; MERGE="$MERGE $OPTARG" ;;
+	m) [ -r "$OPTARG" ] || die "-m $OPTARG: cannot read it"; MERGE="$MERGE m:$OPTARG" ;;
+	a) [ -r "$OPTARG" ] || die "-a $OPTARG: cannot read it"; MERGE="$MERGE a:$OPTARG" ;;
 	*) sed -n 's/^#   //p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) die "-r $RUNS: not a positive number of executions" ;; esac
 case $MAX_TIME in '' | *[!0-9]* | 0) die "-t $MAX_TIME: not a positive number of seconds" ;; esac
-[ -z "$MERGE" ] || [ $# -eq 0 ] || die "-m merges other tables' rows: it takes no targets"
+[ -z "$MERGE" ] || [ $# -eq 0 ] || die "-m and -a merge other tables' rows: they take no targets"
 [ -n "$MERGE" ] || [ -f "$B/Makefile" ] || die "$B is not a configured build tree (./configure && make)"
 mkdir -p "$OUT" || die "-o $OUT: cannot create it"
 targets=${*:-$(sed -n 's/^FUZZ_TARGETS = //p' "$B/Makefile.am")}
@@ -83,11 +87,29 @@ printf "$header\n" >"$tsv.tmp"
 status=0
 # The merged tables' rows (the last one given wins for a target), judged as a run's would be.
 for m in $MERGE; do
-	[ "$(head -n 1 "$m")" = "$(printf "$header")" ] || { rm -f "$tsv.tmp"; die "-m $m: not a fuzz-campaign.tsv of these columns"; }
+	kind=${m%%:*}
+	m=${m#*:}
+	[ "$(head -n 1 "$m")" = "$(printf "$header")" ] || { rm -f "$tsv.tmp"; die "-$kind $m: not a fuzz-campaign.tsv of these columns"; }
 	sed 1d "$m" >"$tsv.merge.$$"
 	while IFS= read -r row; do
 		t=${row%%"$(printf '\t')"*}
 		targets="$targets $t"
+		if [ "$kind" = a ]; then
+			old=$(grep "^$t$(printf '\t')" "$tsv.tmp")
+			[ -n "$old" ] || { rm -f "$tsv.tmp" "$tsv.merge.$$"; die "-a $m: no row of $t before it to add its executions to (-m first)"; }
+			row=$(printf '%s\n%s\n' "$old" "$row" | awk -F'\t' -v OFS='\t' -v runs="$RUNS" '
+				function num(v) { return v ~ /^[0-9]+$/ }
+				NR == 1 { for (i = 1; i <= NF; i++) a[i] = $i; next }
+				{
+					if (a[13] != $13 || a[11] != $11) exit 3
+					for (i = 2; i <= 9; i++) if (!num(a[i]) || !num($i)) exit 4
+					a[2] += $2; a[3] += $3; a[8] += $8
+					for (i = 4; i <= 9; i++) if (i != 8 && $i > a[i]) a[i] = $i
+					if ($12 < a[12]) a[12] = $12
+					a[10] = a[2] >= runs && a[8] == 0 ? "yes" : "no"
+					out = a[1]; for (i = 2; i <= 13; i++) out = out OFS a[i]; print out
+				}') || { rm -f "$tsv.tmp" "$tsv.merge.$$"; die "-a $m: its $t row is not of the same commit and max_len as the one before, or not all numbers"; }
+		fi
 		grep -v "^$t$(printf '\t')" "$tsv.tmp" >"$tsv.tmp2"
 		mv "$tsv.tmp2" "$tsv.tmp"
 		printf '%s\n' "$row" >>"$tsv.tmp"
@@ -137,7 +159,7 @@ if [ -f "$tsv" ] && [ "$(head -n 1 "$tsv")" = "$(head -n 1 "$tsv.tmp")" ]; then
 fi
 mv "$tsv.tmp" "$tsv"
 cmd="tools/fuzz-campaign.sh -r $RUNS -t $MAX_TIME $targets"
-[ -z "$MERGE" ] || cmd="tools/fuzz-campaign.sh -r $RUNS$(for m in $MERGE; do printf ' -m %s' "$m"; done)"
+[ -z "$MERGE" ] || cmd="tools/fuzz-campaign.sh -r $RUNS$(for m in $MERGE; do printf ' -%s %s' "${m%%:*}" "${m#*:}"; done)"
 jq -R -s --arg cmd "$cmd" --arg host "$(uname -srm), $(nproc) CPUs" --argjson runs "$RUNS" '
 	split("\n") | map(select(length > 0) | split("\t")) | .[0] as $h | .[1:] |
 	map([$h, .] | transpose | map({(.[0]): (.[1] | tonumber? // .)}) | add) |
