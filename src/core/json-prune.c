@@ -16,8 +16,8 @@
 #define PRUNE_MAX_DEPTH 32   /* as json-c's own parser */
 
 struct prune {
+	const char *skip_in;     /* the top level's member, an array, whose objects lose skip_key */
 	const char *skip_key;
-	int skip_depth;
 	json_object **stack;     /* the open containers, outermost first */
 	char **keys;             /* per open object: the member being read (NULL in arrays) */
 	size_t depth, cap;
@@ -198,7 +198,10 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t n)
 
 	if (p->skipping)
 		return 1;
-	if (p->skip_key && (int)p->depth == p->skip_depth && strlen(p->skip_key) == n && !memcmp(key, p->skip_key, n)) {
+	/* Only in the objects of that array: a member of the same name anywhere else is kept (the full
+	 * reader keeps it, and fleet reports show what the full one would). */
+	if (p->skip_key && p->depth == 3 && p->keys[0] && !strcmp(p->keys[0], p->skip_in) &&
+	    json_object_is_type(p->stack[1], json_type_array) && strlen(p->skip_key) == n && !memcmp(key, p->skip_key, n)) {
 		p->skip_next = true;
 		return 1;
 	}
@@ -257,9 +260,9 @@ static void rewrite_words(struct prune *p, char *t, size_t len)
 	}
 }
 
-int kb_json_load_pruned(const char *path, size_t max, const char *skip_key, int skip_depth, json_object **out)
+int kb_json_load_pruned(const char *path, size_t max, const char *skip_in, const char *skip_key, json_object **out)
 {
-	struct prune p = { .skip_key = skip_key, .skip_depth = skip_depth };
+	struct prune p = { .skip_in = skip_in, .skip_key = skip_key };
 	yajl_status st;
 	yajl_handle h;
 	size_t len;

@@ -30,9 +30,9 @@ json_object *kb_json_path(json_object *o, const char *path);
 bool kb_json_is_null(json_object *v);
 
 /* ---- reading files ---- */
-/* The JSON file at path (at most max bytes) into *out, leaving out every member named skip_key of the
- * objects that are skip_depth containers deep (1: the top level's), which are parsed but never built.
- * NaN, Infinity and -Infinity, as json-c writes them, are read as json-c reads them. */
-int kb_json_load_pruned(const char *path, size_t max, const char *skip_key, int skip_depth, json_object **out);
+/* The JSON file at path (at most max bytes) into *out, leaving out the member skip_key of each object
+ * in the array that is the top level's member skip_in (a result's "tests"/"raw"), parsed but never
+ * built.  NaN, Infinity and -Infinity, as json-c writes them, are read as json-c reads them. */
+int kb_json_load_pruned(const char *path, size_t max, const char *skip_in, const char *skip_key, json_object **out);
 
 #endif

@@ -625,7 +625,7 @@ static int result_load(const char *path, struct kb_result *r, bool lean)
 			       "(KVMBENCH_MAX_RESULT_MIB=N raises the bound)", path, (long long)st.st_size, max_mib);
 	if (lean) {
 		/* tests[i].raw: a member of an object three containers deep. */
-		err = kb_json_load_pruned(path, (size_t)max_mib << 20, "raw", 3, &j);
+		err = kb_json_load_pruned(path, (size_t)max_mib << 20, "tests", "raw", &j);
 		if (err)
 			return err;
 	} else {

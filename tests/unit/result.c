@@ -38,8 +38,15 @@ static void build(struct kb_result *r)
 	r->started = kb_xstrdup("2026-12-01T00:00:00Z");
 	r->host = json_object_new_object();
 	json_object_object_add(r->host, "kernel_release", json_object_new_string("6.1.0-test"));
-	/* A member named raw elsewhere than in a test: the lean reader keeps it. */
+	/* A member named raw elsewhere than in a test: the lean reader keeps it, at a test's depth too
+	 * (host.virtualization.raw, found by the fleet fuzz target). */
 	json_object_object_add(r->host, "raw", json_object_new_string("kept"));
+	{
+		json_object *v = json_object_new_object();
+
+		json_object_object_add(v, "raw", json_object_new_string("kept too"));
+		json_object_object_add(r->host, "virtualization", v);
+	}
 	t = kb_result_add_test(r, "cpuid", "cpuid");
 	t->vcpus = 2;
 	t->iterations = 1234;
@@ -99,7 +106,8 @@ static void lean_load(const char *path, const char *bad)
 		char *a = without_raw(&full), *b = without_raw(&lean);
 
 		ok(!strcmp(a, b), "lean: everything else identical to the full load (%zu bytes of JSON)", strlen(a));
-		ok(strstr(b, "\"raw\":\"kept\"") != NULL, "lean: a member named raw outside the tests is kept");
+		ok(strstr(b, "\"raw\":\"kept\"") != NULL && strstr(b, "\"raw\":\"kept too\"") != NULL,
+		   "lean: a member named raw outside the tests is kept, at a test's depth too");
 		ok(strstr(b, "\"min\":-Infinity,\"max\":Infinity") && strstr(b, "\"measured\":NaN") &&
 		   strstr(b, "\\\"NaN\\\" and Infinity in a string"), "lean: NaN, -Infinity, Infinity read as json-c reads them, strings untouched");
 		free(a);
