@@ -335,6 +335,30 @@ static int check_xml_version(const char *path, const char *text)
  * NUMA node a small one: refuse other files before hwloc reads them.  The index as hwloc takes
  * it: strtoul() cut to unsigned.
  */
+/* The object tag's OS index as hwloc reads it: the largest of its os_index attributes, each a whole
+ * attribute name (gp_indexos_index="0" is another attribute to hwloc, whose PU then has none: found
+ * by fuzzing, 8 GiB of bitmaps); HWLOC_UNKNOWN_INDEX without one. */
+static unsigned xml_os_index(const char *tag, size_t len)
+{
+	static const char name[] = "os_index=\"";
+	unsigned idx = HWLOC_UNKNOWN_INDEX;
+	bool found = false;
+
+	for (const char *a = tag; (a = memmem(a, len - (size_t)(a - tag), name, strlen(name))); a++) {
+		unsigned v;
+
+		if (a == tag || (a[-1] != ' ' && a[-1] != '\t' && a[-1] != '\n' && a[-1] != '\r'))
+			continue;
+		v = (unsigned)strtoul(a + strlen(name), NULL, 10);
+		if (!found || v > idx || v == HWLOC_UNKNOWN_INDEX)
+			idx = v;
+		found = true;
+		if (idx == HWLOC_UNKNOWN_INDEX)
+			break;
+	}
+	return idx;
+}
+
 static int check_xml_indexes(const char *path, const char *text, size_t size)
 {
 	static const char *const types[] = { "type=\"PU\"", "type=\"NUMANode\"" };
@@ -351,8 +375,7 @@ static int check_xml_indexes(const char *path, const char *text, size_t size)
 			a = memmem(p, len, types[i], strlen(types[i]));
 			if (!a || (a[-1] != ' ' && a[-1] != '\t' && a[-1] != '\n' && a[-1] != '\r'))
 				continue;
-			a = memmem(p, len, "os_index=\"", strlen("os_index=\""));
-			idx = a ? (unsigned)strtoul(a + strlen("os_index=\""), NULL, 10) : HWLOC_UNKNOWN_INDEX;
+			idx = xml_os_index(p, len);
 			/* Without one, hwloc sets bit HWLOC_UNKNOWN_INDEX: a 512 MB bitmap. */
 			if (idx == HWLOC_UNKNOWN_INDEX)
 				return kb_fail(EINVAL, "%s: a %s without its OS index (os_index): not an export of a real machine",

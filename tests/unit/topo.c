@@ -509,6 +509,8 @@ static const char indexed_xml[] =
 	"  <object type=\"NUMANode\" os_index=\"%u\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""
 	" gp_index=\"2\" local_memory=\"1000000\"/>\n </object>\n</topology>\n";
 
+static int load_text(const char *xml, struct kb_topo **t);
+
 /* A damaged index (os_index="500000000") is refused before hwloc allocates a 64 MB bitmap for it. */
 static void check_huge_indexes(void)
 {
@@ -541,6 +543,33 @@ static void check_huge_indexes(void)
 		kb_topo_free(t);
 		unlink(path);
 		free(xml);
+	}
+	/* os_index="0" only as the end of another attribute's name: hwloc reads no index for the PU
+	 * (found by fuzzing: 8 GiB of bitmaps); and the largest of two. */
+	{
+		static const struct { const char *from, *to, *want; } names[] = {
+			{ "<object type=\"PU\" os_index=", "<object type=\"PU\" gp_indexos_index=",
+			  "a processing unit without its OS index" },
+			{ "<object type=\"PU\" os_index=\"0\"", "<object type=\"PU\" os_index=\"0\" os_index=\"500000000\"",
+			  "numbers a processing unit 500000000" },
+		};
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			char *xml = kb_xasprintf(indexed_xml, 0u, 0u), *at = strstr(xml, names[i].from), *bad;
+			struct kb_topo *t = NULL;
+			int rc = -1;
+
+			if (at) {
+				*at = 0;
+				bad = kb_xasprintf("%s%s%s", xml, names[i].to, at + strlen(names[i].from));
+				rc = load_text(bad, &t);
+				free(bad);
+			}
+			ok(rc == -EINVAL && strstr(kb_last_error(), names[i].want), "%s: refused before hwloc reads it: %s",
+			   names[i].to + strlen("<object type=\"PU\" "), kb_last_error());
+			kb_topo_free(t);
+			free(xml);
+		}
 	}
 }
 
