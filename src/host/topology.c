@@ -327,30 +327,32 @@ static int check_xml_version(const char *path, const char *text)
 		       major, HWLOC_VERSION);
 }
 
-/*
- * hwloc sizes each cpuset and nodeset by the highest PU and NUMA node index in it: a damaged
- * os_index="500000000" makes it allocate and clear a 64 MB bitmap, several times, before build()
- * refuses the machine (half a second and 128 MB here; most of a fuzz execution), and a PU or node
- * without an os_index gets bit HWLOC_UNKNOWN_INDEX set (512 MB).  Real exports give every PU and
- * NUMA node a small one: refuse other files before hwloc reads them.  The index as hwloc takes
- * it: strtoul() cut to unsigned.
- */
-/* The object tag's OS index as hwloc reads it: the largest of its os_index attributes, each a whole
- * attribute name (gp_indexos_index="0" is another attribute to hwloc, whose PU then has none: found
- * by fuzzing, 8 GiB of bitmaps); HWLOC_UNKNOWN_INDEX without one. */
+/* The next whole attribute of an object's tag (len bytes) that starts with text (a name and its
+ * '="', or a whole name="value"), at from or after: hwloc reads attribute names whole, so
+ * gp_indexos_index="0" is no os_index to it, nor xtype="PU" a type.  NULL when there is none. */
+static const char *xml_attr(const char *tag, size_t len, const char *from, const char *text)
+{
+	size_t n = strlen(text);
+
+	for (const char *a = from; (a = memmem(a, len - (size_t)(a - tag), text, n)); a++)
+		if (a > tag && (a[-1] == ' ' || a[-1] == '\t' || a[-1] == '\n' || a[-1] == '\r'))
+			return a;
+	return NULL;
+}
+
+/* The object tag's OS index as hwloc reads it: the largest of its os_index attributes (found by
+ * fuzzing: one only inside another name left a PU with none, 8 GiB of bitmaps);
+ * HWLOC_UNKNOWN_INDEX without one. */
 static unsigned xml_os_index(const char *tag, size_t len)
 {
 	static const char name[] = "os_index=\"";
 	unsigned idx = HWLOC_UNKNOWN_INDEX;
 	bool found = false;
 
-	for (const char *a = tag; (a = memmem(a, len - (size_t)(a - tag), name, strlen(name))); a++) {
-		unsigned v;
+	for (const char *a = tag; (a = xml_attr(tag, len, a, name)); a++) {
+		unsigned v = (unsigned)strtoul(a + strlen(name), NULL, 10);
 
-		if (a == tag || (a[-1] != ' ' && a[-1] != '\t' && a[-1] != '\n' && a[-1] != '\r'))
-			continue;
-		v = (unsigned)strtoul(a + strlen(name), NULL, 10);
-		if (!found || v > idx || v == HWLOC_UNKNOWN_INDEX)
+		if (!found || v > idx)
 			idx = v;
 		found = true;
 		if (idx == HWLOC_UNKNOWN_INDEX)
@@ -359,6 +361,14 @@ static unsigned xml_os_index(const char *tag, size_t len)
 	return idx;
 }
 
+/*
+ * hwloc sizes each cpuset and nodeset by the highest PU and NUMA node index in it: a damaged
+ * os_index="500000000" makes it allocate and clear a 64 MB bitmap, several times, before build()
+ * refuses the machine (half a second and 128 MB here; most of a fuzz execution), and a PU or node
+ * without an os_index gets bit HWLOC_UNKNOWN_INDEX set (512 MB).  Real exports give every PU and
+ * NUMA node a small one: refuse other files before hwloc reads them.  The index as hwloc takes
+ * it: strtoul() cut to unsigned.
+ */
 static int check_xml_indexes(const char *path, const char *text, size_t size)
 {
 	static const char *const types[] = { "type=\"PU\"", "type=\"NUMANode\"" };
@@ -367,13 +377,12 @@ static int check_xml_indexes(const char *path, const char *text, size_t size)
 	/* memchr and memmem with the lengths known: strstr and strchr would measure the rest of the
 	 * text at each tag (a sanitizer's interceptors do), once per object of the file. */
 	for (const char *p = text; (p = memmem(p, (size_t)(stop - p), "<object", 7)); p++) {
-		const char *end = memchr(p, '>', (size_t)(stop - p)), *a;
+		const char *end = memchr(p, '>', (size_t)(stop - p));
 		size_t len = end ? (size_t)(end - p) : (size_t)(stop - p);
 		unsigned idx;
 
 		for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-			a = memmem(p, len, types[i], strlen(types[i]));
-			if (!a || (a[-1] != ' ' && a[-1] != '\t' && a[-1] != '\n' && a[-1] != '\r'))
+			if (!xml_attr(p, len, p, types[i]))
 				continue;
 			idx = xml_os_index(p, len);
 			/* Without one, hwloc sets bit HWLOC_UNKNOWN_INDEX: a 512 MB bitmap. */
