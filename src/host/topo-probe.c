@@ -42,7 +42,7 @@ static int sock = -1;
 static pid_t last_loader = -1;
 
 struct probe_answer {
-	int err;                   /* the helper's socketpair(), fork() or waitpid() errno, or 0 */
+	int err;                   /* the helper's socketpair() or fork() errno for a loader, or 0 */
 	int died;                  /* the loader died on the file: status is its wait status */
 	int status;
 	pid_t loader;              /* the loader that read the file */
