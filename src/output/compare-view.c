@@ -23,14 +23,15 @@ const char *const kb_compare_col_titles[KB_CMP_NCOLS] = {
 
 static void mean_ci(const struct kb_metric *m, char *buf, size_t size)
 {
-	char mean[40];
+	char mean[40], ci[24];
 
 	if (!m || !m->n) {
 		snprintf(buf, size, "-");
 		return;
 	}
 	kb_format_number(m->sum.mean, mean, sizeof(mean));
-	snprintf(buf, size, "%s ±%.1f%%", mean, m->sum.ci_rel * 100);
+	kb_format_spread("±", m->sum.ci_rel, 1, ci, sizeof(ci));
+	snprintf(buf, size, "%s %s", mean, ci);
 }
 
 void kb_compare_row_cells(const struct kb_compare_row *r, struct kb_compare_cells *out)

@@ -66,7 +66,8 @@ static int axis_steps(const struct axis *a)
 /* The i-th grid value of a linear axis of n steps (n 0: its two ends). */
 static double axis_value(const struct axis *a, int i, int n)
 {
-	return !n ? (i ? a->hi : a->lo) : i == n ? a->hi : a->lo + (double)i * a->step;
+	/* In halves (exact in binary): lo + i * step overflows on an axis near the ends of the doubles. */
+	return !n ? (i ? a->hi : a->lo) : i == n ? a->hi : 2 * (a->lo / 2 + (double)i * (a->step / 2));
 }
 
 /* A log axis: whole decades around the positive values in [lo, hi]. */
@@ -390,8 +391,11 @@ void kb_svg_scatter_x(FILE *f, const char *title, const char *xlabel, const char
 		if (s[k].n > nmax)
 			nmax = s[k].n;
 	}
+	/* 5% of the span each side, clamped to the doubles: samples near their ends (a hostile result) would
+	 * otherwise pad the axis to infinity, which axis_fit() takes for no range, and put every point at an
+	 * infinite pixel. */
 	pad = isfinite(ylo) ? (yhi - ylo) * 0.05 : 0;
-	axis_fit(&ay, ylo - pad, yhi + pad, 3);
+	axis_fit(&ay, fmax(ylo - pad, -DBL_MAX), fmin(yhi + pad, DBL_MAX), 3);
 	ax.lo = -0.5;
 	ax.hi = (double)nmax - 0.5;
 	ax.step = 1;

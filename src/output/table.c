@@ -15,6 +15,10 @@ void kb_format_number(double v, char *buf, size_t size)
 {
 	double a = fabs(v);
 
+	if (!isfinite(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
 	if (a >= 10000) {
 		char digits[64], *p = buf;
 		int len, lead;
@@ -70,8 +74,8 @@ void kb_table_test(FILE *f, const struct kb_test_result *t, bool color)
 		if (strchr(m->name, '.'))
 			continue;
 		kb_format_number(m->sum.mean, mean, sizeof(mean));
-		snprintf(ci, sizeof(ci), "±%.2f%%", m->sum.ci_rel * 100);
-		snprintf(cv, sizeof(cv), "%.2f%%", m->sum.cv * 100);
+		kb_format_spread("±", m->sum.ci_rel, 2, ci, sizeof(ci));
+		kb_format_spread("", m->sum.cv, 2, cv, sizeof(cv));
 		fprintf(f, "%-28s %s%-8s%s %-12s %14s %-12s %8s %7s %4zu\n", first ? id : "",
 			color && first ? status_color(t->status) : "", first ? kb_status_name(t->status) : "",
 			color && first ? RESET : "", m->name, mean, m->unit, ci, cv, m->sum.n);
@@ -109,6 +113,14 @@ static const struct kb_metric *line_metric(const struct kb_test_result *t)
 	const struct kb_metric *m = kb_test_find_metric(t, "ns");
 
 	return m ? m : kb_test_primary_metric(t);
+}
+
+void kb_format_spread(const char *sign, double rel, int prec, char *buf, size_t size)
+{
+	if (!isfinite(rel))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%s%.*f%%", sign, prec, rel * 100);
 }
 
 void kb_format_scaled(double v, const char *unit, char *buf, size_t size)
@@ -178,8 +190,8 @@ static void metric_cols(FILE *f, const struct kb_metric *m)
 	char mean[48], ci[16], cv[16];
 
 	kb_format_scaled(m->sum.mean, m->unit, mean, sizeof(mean));
-	snprintf(ci, sizeof(ci), "±%.2f%%", m->sum.ci_rel * 100);
-	snprintf(cv, sizeof(cv), "%.2f%%", m->sum.cv * 100);
+	kb_format_spread("±", m->sum.ci_rel, 2, ci, sizeof(ci));
+	kb_format_spread("", m->sum.cv, 2, cv, sizeof(cv));
 	fputc(' ', f);
 	pad(f, m->name, 8, true);
 	fputc(' ', f);

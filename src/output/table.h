@@ -11,11 +11,15 @@
 void kb_table_header(FILE *f, bool color);
 void kb_table_test(FILE *f, const struct kb_test_result *t, bool color);
 void kb_table_print(FILE *f, const struct kb_result *r, bool color);
-/* A number with thousands separators or significant digits, whichever reads better. */
+/* A number with thousands separators or significant digits, whichever reads better; "-" for an
+ * infinity or a NaN. */
 void kb_format_number(double v, char *buf, size_t size);
 
 /* v in unit, scaled: a time per anything ("ns/iter", "s") in ns, µs, ms or s; other units as they are. */
 void kb_format_scaled(double v, const char *unit, char *buf, size_t size);
+/* A relative spread, a CI's half-width or a CV, with PREC decimals after SIGN ("±" or ""):
+ * "±0.42%", "3.10%"; "-" when it is not a number (a variance that overflowed), never "±-nan%". */
+void kb_format_spread(const char *sign, double rel, int prec, char *buf, size_t size);
 /* Whether a validly measured test failed a check that does not invalidate it. */
 bool kb_test_warned(const struct kb_test_result *t);
 

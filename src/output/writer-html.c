@@ -11,6 +11,7 @@
 #include "core/kb.h"
 #include "output/compare-view.h"
 #include "output/html.h"
+#include "output/table.h"
 #include "output/writers.h"
 #include "results/leaves.h"
 
@@ -122,7 +123,9 @@ static void mean_ci(FILE *f, const struct kb_metric *m)
 
 	kb_html_quantity(m->sum.mean, m->unit, buf, sizeof(buf));
 	esc(f, buf);
-	fprintf(f, " ±%.1f%%", m->sum.ci_rel * 100);
+	kb_format_spread("±", m->sum.ci_rel, 1, buf, sizeof(buf));
+	fputc(' ', f);
+	esc(f, buf);
 }
 
 static void landmark_rows(FILE *f, const struct kb_result *m)
@@ -363,9 +366,9 @@ static void test_row(FILE *f, const struct kb_test_result *t, const char *source
 		/* An invalid test's numbers are not a result: shown struck through. */
 		kb_html_quantity(m->sum.mean, m->unit, buf, sizeof(buf));
 		cell(f, t->status == KB_STATUS_OK ? "num" : "num void", buf);
-		snprintf(buf, sizeof(buf), "±%.2f%%", m->sum.ci_rel * 100);
+		kb_format_spread("±", m->sum.ci_rel, 2, buf, sizeof(buf));
 		cell(f, t->status == KB_STATUS_OK ? "num" : "num void", buf);
-		snprintf(buf, sizeof(buf), "%.2f%%", m->sum.cv * 100);
+		kb_format_spread("", m->sum.cv, 2, buf, sizeof(buf));
 		cell(f, "num", buf);
 		snprintf(buf, sizeof(buf), "%zu", m->sum.n);
 		cell(f, "num", buf);
@@ -523,7 +526,10 @@ static void pivot(FILE *f, const struct kb_report *rep, const char *suite, bool 
 					kb_format_si(m->sum.mean, buf, sizeof(buf));
 					fputs("<td>", f);
 					esc(f, buf);
-					fprintf(f, " ±%.1f%%</td>", m->sum.ci_rel * 100);
+					kb_format_spread("±", m->sum.ci_rel, 1, buf, sizeof(buf));
+					fputc(' ', f);
+					esc(f, buf);
+					fputs("</td>", f);
 				} else if (c) {
 					fprintf(f, "<td class=\"%s\" title=\"%.4g .. %.4g\">%.4g</td>",
 						c->pass ? "ok" : c->fatal ? "invalid" : "skipped", c->min, c->max, c->measured);

@@ -80,7 +80,7 @@ static void hosts(FILE *f, const struct kb_report *rep, size_t distinct)
 
 static void metric_row(FILE *f, const struct kb_test_result *t, const struct kb_metric *m, const char *source)
 {
-	char mean[40], lo[40], hi[40];
+	char mean[40], lo[40], hi[40], ci[24], cv[24];
 
 	fputs("| ", f);
 	if (source) {
@@ -99,8 +99,9 @@ static void metric_row(FILE *f, const struct kb_test_result *t, const struct kb_
 	kb_markdown_code(f, m->name, true);
 	fputs(" (", f);
 	md(f, m->unit);
-	fprintf(f, ") | %s | %s – %s (±%.2f%%) | %.2f%% | %zu | %zu |\n", mean, lo, hi, m->sum.ci_rel * 100,
-		m->sum.cv * 100, m->sum.n, m->sum.outliers);
+	kb_format_spread("±", m->sum.ci_rel, 2, ci, sizeof(ci));
+	kb_format_spread("", m->sum.cv, 2, cv, sizeof(cv));
+	fprintf(f, ") | %s | %s – %s (%s) | %s | %zu | %zu |\n", mean, lo, hi, ci, cv, m->sum.n, m->sum.outliers);
 }
 
 static void checks(FILE *f, const struct kb_test_result *t)
