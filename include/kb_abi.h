@@ -234,7 +234,7 @@ struct kb_shared {
 	volatile uint64_t irq_received;     /* arm64: the receiver's handler took the SGI or LPI (micro-bench's irq_received) */
 	volatile uint64_t its_ready;        /* arm64: vCPU 0 has mapped the ITS device, collection and LPI */
 	volatile uint64_t its_cwriter;      /* arm64: vCPU 0's next command queue offset */
-	volatile uint64_t ipi_sent;         /* x86: the IPIs vCPU 0 has seen handled in this sample */
+	volatile uint64_t ipi_sent;         /* the IPIs (SGIs, LPIs) vCPU 0 has seen handled in this sample */
 };
 
 struct kb_mailbox {

@@ -132,20 +132,31 @@ static void two_vcpu_ipi(struct kb_mailbox *mb, uint64_t iters, enum kb_gic_test
 		sh->receiver_ready = 1;
 		while (mb->irq_count < last)
 			__asm__ volatile("yield" : : : "memory");
+		/* A resent SGI can be taken twice (the first had only been slow), and the count reach
+		 * 'last' while the sender still waits for one: this vCPU stays, interrupts on, until the
+		 * sender has seen its last one handled (as x86's receiver does).  Without resends the
+		 * sender is a store away by now. */
+		while (sh->ipi_sent < iters)
+			__asm__ volatile("yield" : : : "memory");
 		irq_disable();
 		sh->receiver_ready = 0;
 		return;
 	}
 	if (mb->vcpu_id != 0)
 		return;
+	/* Seen by vCPU 1 before the first interrupt of this sample is (the DSB orders the store before
+	 * the SGI or ITS command that follows, as Linux orders its stores before an SGI). */
+	sh->ipi_sent = 0;
+	__asm__ volatile("dsb ish" : : : "memory");
 	while (!sh->receiver_ready)
 		__asm__ volatile("yield" : : : "memory");
-	if (test == KB_GIC_LPI_ITS) {
+	if (test == KB_GIC_LPI_ITS)
 		gic_lpi_loop(mb, iters);
-		return;
-	}
-	for (uint64_t i = 0; i < iters; i++)
-		kb_timed_ipi(mb, sh, mb->param[1]);
+	else
+		for (uint64_t i = 0; i < iters; i++)
+			kb_timed_ipi(mb, sh, mb->param[1]);
+	/* Every one was seen handled: each timed send waits for its handler. */
+	sh->ipi_sent = iters;
 }
 
 void loop_gic(struct kb_mailbox *mb, uint64_t iters)
