@@ -369,9 +369,30 @@ static unsigned xml_os_index(const char *tag, size_t len)
  * NUMA node a small one: refuse other files before hwloc reads them.  The index as hwloc takes
  * it: strtoul() cut to unsigned.
  */
+/* Whether any type attribute of the object's tag is one hwloc reads as TYPE: through hwloc's own
+ * hwloc_type_sscanf(), which hwloc's XML reader uses and which takes abbreviations in any case
+ * ("pu", "numa", "Node"; found by fuzzing: type="NUMANo " is a NUMA node to hwloc, and one without
+ * an os_index cost 512 MB and a fuzz timeout while an exact match let it through). */
+static bool xml_is_type(const char *tag, size_t len, hwloc_obj_type_t type)
+{
+	static const char name[] = "type=\"";
+
+	for (const char *a = tag; (a = xml_attr(tag, len, a, name)); a++) {
+		const char *v = a + strlen(name), *q = memchr(v, '"', len - (size_t)(v - tag));
+		char value[64];
+		hwloc_obj_type_t t;
+
+		/* No type name is near 63 characters: a longer value is no type, cut or whole. */
+		snprintf(value, sizeof(value), "%.*s", (int)(q ? q - v : 0), v);
+		if (q && hwloc_type_sscanf(value, &t, NULL, 0) == 0 && t == type)
+			return true;
+	}
+	return false;
+}
+
 static int check_xml_indexes(const char *path, const char *text, size_t size)
 {
-	static const char *const types[] = { "type=\"PU\"", "type=\"NUMANode\"" };
+	static const hwloc_obj_type_t types[] = { HWLOC_OBJ_PU, HWLOC_OBJ_NUMANODE };
 	const char *stop = text + size;
 
 	/* memchr and memmem with the lengths known: strstr and strchr would measure the rest of the
@@ -382,7 +403,7 @@ static int check_xml_indexes(const char *path, const char *text, size_t size)
 		unsigned idx;
 
 		for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-			if (!xml_attr(p, len, p, types[i]))
+			if (!xml_is_type(p, len, types[i]))
 				continue;
 			idx = xml_os_index(p, len);
 			/* Without one, hwloc sets bit HWLOC_UNKNOWN_INDEX: a 512 MB bitmap. */

@@ -538,7 +538,9 @@ static void check_huge_indexes(void)
 	}
 	/* Attribute names are read whole: os_index="0" only as the end of another attribute's name
 	 * leaves the PU without one to hwloc (found by fuzzing: 8 GiB of bitmaps), a type="PU" after
-	 * an xtype="PU" is the PU's type; and of two os_index, the largest counts. */
+	 * an xtype="PU" is the PU's type; and of two os_index, the largest counts.  A type is what
+	 * hwloc reads it as, abbreviated in any case: "pu" is a PU, "NUMANo " a NUMA node (found by
+	 * fuzzing: a 512 MB bitmap for a NUMA node without an os_index, a fuzz timeout). */
 	{
 		static const struct { unsigned pu; const char *from, *to, *want; } names[] = {
 			{ 0, "<object type=\"PU\" os_index=", "<object type=\"PU\" gp_indexos_index=",
@@ -547,6 +549,10 @@ static void check_huge_indexes(void)
 			  "numbers a processing unit 500000000" },
 			{ 500000000, "<object type=\"PU\" os_index=", "<object xtype=\"PU\" type=\"PU\" os_index=",
 			  "numbers a processing unit 500000000" },
+			{ 500000000, "<object type=\"PU\" os_index=", "<object type=\"pu\" os_index=",
+			  "numbers a processing unit 500000000" },
+			{ 0, "<object type=\"NUMANode\" os_index=\"0\"", "<object type=\"NUMANo \" deos_index=\"0\"",
+			  "a NUMA node without its OS index" },
 		};
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
