@@ -361,14 +361,6 @@ static unsigned xml_os_index(const char *tag, size_t len)
 	return idx;
 }
 
-/*
- * hwloc sizes each cpuset and nodeset by the highest PU and NUMA node index in it: a damaged
- * os_index="500000000" makes it allocate and clear a 64 MB bitmap, several times, before build()
- * refuses the machine (half a second and 128 MB here; most of a fuzz execution), and a PU or node
- * without an os_index gets bit HWLOC_UNKNOWN_INDEX set (512 MB).  Real exports give every PU and
- * NUMA node a small one: refuse other files before hwloc reads them.  The index as hwloc takes
- * it: strtoul() cut to unsigned.
- */
 /* Whether any type attribute of the object's tag is one hwloc reads as TYPE: through hwloc's own
  * hwloc_type_sscanf(), which hwloc's XML reader uses and which takes abbreviations in any case
  * ("pu", "numa", "Node"; found by fuzzing: type="NUMANo " is a NUMA node to hwloc, and one without
@@ -390,6 +382,14 @@ static bool xml_is_type(const char *tag, size_t len, hwloc_obj_type_t type)
 	return false;
 }
 
+/*
+ * hwloc sizes each cpuset and nodeset by the highest PU and NUMA node index in it: a damaged
+ * os_index="500000000" makes it allocate and clear a 64 MB bitmap, several times, before build()
+ * refuses the machine (half a second and 128 MB here; most of a fuzz execution), and a PU or node
+ * without an os_index gets bit HWLOC_UNKNOWN_INDEX set (512 MB).  Real exports give every PU and
+ * NUMA node a small one: refuse other files before hwloc reads them.  The index as hwloc takes
+ * it: strtoul() cut to unsigned.
+ */
 static int check_xml_indexes(const char *path, const char *text, size_t size)
 {
 	static const hwloc_obj_type_t types[] = { HWLOC_OBJ_PU, HWLOC_OBJ_NUMANODE };
