@@ -361,11 +361,12 @@ static unsigned xml_os_index(const char *tag, size_t len)
 	return idx;
 }
 
-/* Whether any type attribute of the object's tag is one hwloc reads as TYPE: through hwloc's own
- * hwloc_type_sscanf(), which hwloc's XML reader uses and which takes abbreviations in any case
- * ("pu", "numa", "Node"; found by fuzzing: type="NUMANo " is a NUMA node to hwloc, and one without
- * an os_index cost 512 MB and a fuzz timeout while an exact match let it through). */
-static bool xml_is_type(const char *tag, size_t len, hwloc_obj_type_t type)
+/* The first type attribute of the object's tag that hwloc reads as a PU or a NUMA node, through
+ * hwloc's own hwloc_type_sscanf(), which hwloc's XML reader uses and which takes abbreviations in
+ * any case ("pu", "numa", "Node"; found by fuzzing: type="NUMANo " is a NUMA node to hwloc, and one
+ * without an os_index cost 512 MB and a fuzz timeout while an exact match let it through).
+ * HWLOC_OBJ_TYPE_MAX when the tag has neither. */
+static hwloc_obj_type_t xml_index_type(const char *tag, size_t len)
 {
 	static const char name[] = "type=\"";
 
@@ -374,12 +375,14 @@ static bool xml_is_type(const char *tag, size_t len, hwloc_obj_type_t type)
 		char value[64];
 		hwloc_obj_type_t t;
 
+		if (!q)
+			break;
 		/* No type name is near 63 characters: a longer value is no type, cut or whole. */
-		snprintf(value, sizeof(value), "%.*s", (int)(q ? q - v : 0), v);
-		if (q && hwloc_type_sscanf(value, &t, NULL, 0) == 0 && t == type)
-			return true;
+		snprintf(value, sizeof(value), "%.*s", (int)(q - v), v);
+		if (hwloc_type_sscanf(value, &t, NULL, 0) == 0 && (t == HWLOC_OBJ_PU || t == HWLOC_OBJ_NUMANODE))
+			return t;
 	}
-	return false;
+	return HWLOC_OBJ_TYPE_MAX;
 }
 
 /*
@@ -392,7 +395,6 @@ static bool xml_is_type(const char *tag, size_t len, hwloc_obj_type_t type)
  */
 static int check_xml_indexes(const char *path, const char *text, size_t size)
 {
-	static const hwloc_obj_type_t types[] = { HWLOC_OBJ_PU, HWLOC_OBJ_NUMANODE };
 	const char *stop = text + size;
 
 	/* memchr and memmem with the lengths known: strstr and strchr would measure the rest of the
@@ -400,19 +402,19 @@ static int check_xml_indexes(const char *path, const char *text, size_t size)
 	for (const char *p = text; (p = memmem(p, (size_t)(stop - p), "<object", 7)); p++) {
 		const char *end = memchr(p, '>', (size_t)(stop - p));
 		size_t len = end ? (size_t)(end - p) : (size_t)(stop - p);
+		hwloc_obj_type_t type = xml_index_type(p, len);
+		const char *what = type == HWLOC_OBJ_NUMANODE ? "NUMA node" : "processing unit";
 		unsigned idx;
 
-		for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-			if (!xml_is_type(p, len, types[i]))
-				continue;
+		if (type != HWLOC_OBJ_TYPE_MAX) {
 			idx = xml_os_index(p, len);
 			/* Without one, hwloc sets bit HWLOC_UNKNOWN_INDEX: a 512 MB bitmap. */
 			if (idx == HWLOC_UNKNOWN_INDEX)
 				return kb_fail(EINVAL, "%s: a %s without its OS index (os_index): not an export of a real machine",
-					       path, i ? "NUMA node" : "processing unit");
+					       path, what);
 			if (idx >= KB_TOPO_MAX_INDEX)
 				return kb_fail(EINVAL, "%s: the topology numbers a %s %u: not a real machine (at most %d)", path,
-					       i ? "NUMA node" : "processing unit", idx, KB_TOPO_MAX_INDEX - 1);
+					       what, idx, KB_TOPO_MAX_INDEX - 1);
 		}
 		if (!end)
 			break;
