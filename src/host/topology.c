@@ -327,62 +327,95 @@ static int check_xml_version(const char *path, const char *text)
 		       major, HWLOC_VERSION);
 }
 
-/* The next whole attribute of an object's tag (len bytes) that starts with text (a name and its
- * '="', or a whole name="value"), at from or after: hwloc reads attribute names whole, so
- * gp_indexos_index="0" is no os_index to it, nor xtype="PU" a type.  NULL when there is none. */
-static const char *xml_attr(const char *tag, size_t len, const char *from, const char *text)
-{
-	size_t n = strlen(text);
+/* An object's type and OS index as hwloc's own XML reader takes them from its tag. */
+struct xml_object {
+	bool indexed;              /* a type attribute reads as a PU or a NUMA node */
+	hwloc_obj_type_t type;     /* the first that does */
+	unsigned os_index;         /* the largest os_index; HWLOC_UNKNOWN_INDEX without one */
+};
 
-	for (const char *a = from; (a = memmem(a, len - (size_t)(a - tag), text, n)); a++)
-		if (a > tag && (a[-1] == ' ' || a[-1] == '\t' || a[-1] == '\n' || a[-1] == '\r'))
-			return a;
-	return NULL;
+/* One attribute value as hwloc unescapes it, from v (at most len bytes, up to its closing quote)
+ * into out: its length in the text (quote excluded), or -1 where hwloc stops reading attributes
+ * (an escape it does not know, no closing quote). */
+static long xml_value(const char *v, size_t len, char *out)
+{
+	static const struct { const char *text; char c; } esc[] = {
+		{ "&#10;", '\n' }, { "&#13;", '\r' }, { "&#9;", '\t' }, { "&quot;", '"' },
+		{ "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' },
+	};
+	size_t i = 0;
+
+	while (i < len && v[i] != '"') {
+		size_t k = 0;
+
+		if (v[i] != '&') {
+			*out++ = v[i++];
+			continue;
+		}
+		while (k < ARRAY_SIZE(esc) && (len - i < strlen(esc[k].text) || memcmp(v + i, esc[k].text, strlen(esc[k].text))))
+			k++;
+		if (k == ARRAY_SIZE(esc))
+			return -1;
+		*out++ = esc[k].c;
+		i += strlen(esc[k].text);
+	}
+	*out = '\0';
+	return i < len ? (long)i : -1;
 }
 
-/* The object tag's OS index as hwloc reads it: the largest of its os_index attributes (found by
- * fuzzing: one only inside another name left a PU with none, 8 GiB of bitmaps);
- * HWLOC_UNKNOWN_INDEX without one. */
-static unsigned xml_os_index(const char *tag, size_t len)
+/*
+ * Read an object's tag (len bytes from its '<', without the '>') the way hwloc 2.9's own reader
+ * does: the tag's name, one space, then attributes separated by spaces, tabs and newlines, each
+ * a name of lower-case letters and '_' with '="' after it and a value to the next '"', escapes
+ * undone.  hwloc stops at the first attribute that is not so and ignores the rest of the tag:
+ * after a stray 'PU"', os_index="14" is no os_index to it (found by fuzzing: a PU left without
+ * one, 512 MB), nor is gp_indexos_index="0" (8 GiB).  value has room for len bytes.
+ */
+static void xml_object_read(const char *tag, size_t len, char *value, struct xml_object *o)
 {
-	static const char name[] = "os_index=\"";
-	unsigned idx = HWLOC_UNKNOWN_INDEX;
+	static const char lower[] = "abcdefghijklmnopqrstuvwxyz_";
+	const char *end, *p;
 	bool found = false;
 
-	for (const char *a = tag; (a = xml_attr(tag, len, a, name)); a++) {
-		unsigned v = (unsigned)strtoul(a + strlen(name), NULL, 10);
+	*o = (struct xml_object){ false, HWLOC_OBJ_TYPE_MAX, HWLOC_UNKNOWN_INDEX };
+	if (len && tag[len - 1] == '/')
+		len--;
+	end = tag + len;
+	for (p = tag + 1; p < end && (strchr(lower, *p) || (*p >= '0' && *p <= '9')); p++)
+		;
+	if (p == end || *p++ != ' ')
+		return;
+	for (;;) {
+		size_t n;
+		long vlen;
 
-		if (!found || v > idx)
-			idx = v;
-		found = true;
-		if (idx == HWLOC_UNKNOWN_INDEX)
-			break;
+		/* Not '\r': hwloc 2.9 does not skip it (an os_index after one is none to it: 530 MB). */
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
+			p++;
+		for (n = 0; p + n < end && p[n] && strchr(lower, p[n]); n++)
+			;
+		if ((size_t)(end - p) < n + 2 || p[n] != '=' || p[n + 1] != '"')
+			return;
+		vlen = xml_value(p + n + 2, (size_t)(end - p) - n - 2, value);
+		if (vlen < 0)
+			return;
+		if (n == 4 && !memcmp(p, "type", 4)) {
+			hwloc_obj_type_t t;
+
+			if (!o->indexed && hwloc_type_sscanf(value, &t, NULL, 0) == 0 &&
+			    (t == HWLOC_OBJ_PU || t == HWLOC_OBJ_NUMANODE)) {
+				o->indexed = true;
+				o->type = t;
+			}
+		} else if (n == 8 && !memcmp(p, "os_index", 8)) {
+			unsigned v = (unsigned)strtoul(value, NULL, 10);
+
+			if (!found || v > o->os_index)
+				o->os_index = v;
+			found = true;
+		}
+		p += n + 2 + (size_t)vlen + 1;
 	}
-	return idx;
-}
-
-/* The first type attribute of the object's tag that hwloc reads as a PU or a NUMA node, through
- * hwloc's own hwloc_type_sscanf(), which hwloc's XML reader uses and which takes abbreviations in
- * any case ("pu", "numa", "Node"; found by fuzzing: type="NUMANo " is a NUMA node to hwloc, and one
- * without an os_index cost 512 MB and a fuzz timeout while an exact match let it through).
- * HWLOC_OBJ_TYPE_MAX when the tag has neither. */
-static hwloc_obj_type_t xml_index_type(const char *tag, size_t len)
-{
-	static const char name[] = "type=\"";
-
-	for (const char *a = tag; (a = xml_attr(tag, len, a, name)); a++) {
-		const char *v = a + strlen(name), *q = memchr(v, '"', len - (size_t)(v - tag));
-		char value[64];
-		hwloc_obj_type_t t;
-
-		if (!q)
-			break;
-		/* No type name is near 63 characters: a longer value is no type, cut or whole. */
-		snprintf(value, sizeof(value), "%.*s", (int)(q - v), v);
-		if (hwloc_type_sscanf(value, &t, NULL, 0) == 0 && (t == HWLOC_OBJ_PU || t == HWLOC_OBJ_NUMANODE))
-			return t;
-	}
-	return HWLOC_OBJ_TYPE_MAX;
 }
 
 /*
@@ -396,30 +429,32 @@ static hwloc_obj_type_t xml_index_type(const char *tag, size_t len)
 static int check_xml_indexes(const char *path, const char *text, size_t size)
 {
 	const char *stop = text + size;
+	char *value = malloc(size + 1);
+	int err = 0;
 
+	if (!value)
+		return kb_fail(ENOMEM, "%s: no memory to read the topology", path);
 	/* memchr and memmem with the lengths known: strstr and strchr would measure the rest of the
 	 * text at each tag (a sanitizer's interceptors do), once per object of the file. */
-	for (const char *p = text; (p = memmem(p, (size_t)(stop - p), "<object", 7)); p++) {
+	for (const char *p = text; !err && (p = memmem(p, (size_t)(stop - p), "<object", 7)); p++) {
 		const char *end = memchr(p, '>', (size_t)(stop - p));
-		size_t len = end ? (size_t)(end - p) : (size_t)(stop - p);
-		hwloc_obj_type_t type = xml_index_type(p, len);
-		const char *what = type == HWLOC_OBJ_NUMANODE ? "NUMA node" : "processing unit";
-		unsigned idx;
+		struct xml_object o;
+		const char *what;
 
-		if (type != HWLOC_OBJ_TYPE_MAX) {
-			idx = xml_os_index(p, len);
-			/* Without one, hwloc sets bit HWLOC_UNKNOWN_INDEX: a 512 MB bitmap. */
-			if (idx == HWLOC_UNKNOWN_INDEX)
-				return kb_fail(EINVAL, "%s: a %s without its OS index (os_index): not an export of a real machine",
-					       path, what);
-			if (idx >= KB_TOPO_MAX_INDEX)
-				return kb_fail(EINVAL, "%s: the topology numbers a %s %u: not a real machine (at most %d)", path,
-					       what, idx, KB_TOPO_MAX_INDEX - 1);
-		}
+		xml_object_read(p, end ? (size_t)(end - p) : (size_t)(stop - p), value, &o);
+		what = o.type == HWLOC_OBJ_NUMANODE ? "NUMA node" : "processing unit";
+		/* Without one, hwloc sets bit HWLOC_UNKNOWN_INDEX: a 512 MB bitmap. */
+		if (o.indexed && o.os_index == HWLOC_UNKNOWN_INDEX)
+			err = kb_fail(EINVAL, "%s: a %s without its OS index (os_index): not an export of a real machine",
+				      path, what);
+		else if (o.indexed && o.os_index >= KB_TOPO_MAX_INDEX)
+			err = kb_fail(EINVAL, "%s: the topology numbers a %s %u: not a real machine (at most %d)", path,
+				      what, o.os_index, KB_TOPO_MAX_INDEX - 1);
 		if (!end)
 			break;
 	}
-	return 0;
+	free(value);
+	return err;
 }
 
 /*
