@@ -369,7 +369,7 @@ static long xml_value(const char *v, size_t len, char *out)
  * a name of lower-case letters and '_' with '="' after it and a value to the next '"', escapes
  * undone.  hwloc stops at the first attribute that is not so and ignores the rest of the tag:
  * after a stray 'PU"', os_index="14" is no os_index to it (found by fuzzing: a PU left without
- * one, 512 MB), nor is gp_indexos_index="0" (8 GiB).  value has room for len bytes.
+ * one, 530 MB), nor is gp_indexos_index="0" (8 GiB).  value has room for len bytes.
  */
 static void xml_object_read(const char *tag, size_t len, char *value, struct xml_object *o)
 {
@@ -381,7 +381,7 @@ static void xml_object_read(const char *tag, size_t len, char *value, struct xml
 	if (len && tag[len - 1] == '/')
 		len--;
 	end = tag + len;
-	for (p = tag + 1; p < end && (strchr(lower, *p) || (*p >= '0' && *p <= '9')); p++)
+	for (p = tag + 1; p < end && *p && (strchr(lower, *p) || (*p >= '0' && *p <= '9')); p++)
 		;
 	if (p == end || *p++ != ' ')
 		return;
