@@ -541,11 +541,11 @@ static void check_huge_indexes(void)
 	 * an xtype="PU" is the PU's type, as one after a type="Core" is (hwloc takes the last); and of
 	 * two os_index, the largest counts.  A type is what hwloc reads it as, abbreviated in any case:
 	 * "pu" is a PU, "NUMANo " a NUMA node (found by fuzzing: a 512 MB bitmap for a NUMA node
-	 * without an os_index, a fuzz timeout).  Attributes
-	 * are read as hwloc reads them, one after the other: it stops at the first it cannot read (a
-	 * stray 'PU"', found by fuzzing: 512 MB; an escape it does not know; a '\r' before the name,
-	 * which hwloc 2.9 does not skip) and ignores what follows; it undoes the escapes it knows
-	 * (&#9; before the digits is a tab to strtoul); tabs and newlines separate attributes. */
+	 * without an os_index, a fuzz timeout).  Attributes are read as hwloc reads them, one after
+	 * the other: it stops at the first it cannot read (a stray 'PU"', found by fuzzing: 530 MB; an
+	 * escape it does not know; a '\r' before the name, which hwloc 2.9 does not skip) and ignores
+	 * what follows; it undoes the escapes it knows (&#9; before the digits is a tab to strtoul);
+	 * tabs and newlines separate attributes. */
 	{
 		static const struct { unsigned pu; const char *from, *to, *want, *label; } names[] = {
 			{ 0, "<object type=\"PU\" os_index=", "<object type=\"PU\" gp_indexos_index=",
