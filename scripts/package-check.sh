@@ -103,7 +103,16 @@ else
 	# tarball's testbed works; make check has booted both models with every suite already.
 	export TESTBED_CPUS=${TESTBED_CPUS:-EPYC-Rome} KB_SUITES=${KB_SUITES:-cpuid}
 	step distcheck make -C "$build" -j"$jobs" distcheck
-	[ "$last" -eq 0 ] || finish
+	if [ "$last" -ne 0 ]; then
+		# The end of make's output names no test: show which failed, and their logs, last.
+		sublog=$build/kvmbench-$version/_build/sub/test-suite.log
+		if [ -f "$sublog" ]; then
+			say "distcheck: the failed tests (from $sublog)"
+			grep -E '^(not ok|FAIL|ERROR|XPASS)' "$sublog" || true
+			cat "$sublog"
+		fi
+		finish
+	fi
 	cp "$build/kvmbench-$version.tar.gz" "$work/"
 	tarball=$work/kvmbench-$version.tar.gz
 fi
