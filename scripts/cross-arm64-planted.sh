@@ -5,7 +5,7 @@
 # a compiler warning in the arm64 code, defects the arm64 tests catch under qemu
 # (tests/mutants/arm64-variant-ignored.mutant, arch-suite-always-available.mutant), and an x86 suite
 # that list or run of the arm64 kvmbench treats as runnable, and list --json's arches claiming every
-# architecture (scripts/cross-arm64-program.sh).  Each plant is removed again.  TAP output; make
+# architecture, and x86's advice for a missing /dev/kvm (scripts/cross-arm64-program.sh).  Each plant is removed again.  TAP output; make
 # check-cross-arm64 runs it after cross-arm64.sh.
 # Usage: scripts/cross-arm64-planted.sh SRCDIR BUILDDIR   (the two cross-arm64.sh was given)
 set -u
@@ -53,6 +53,10 @@ plant run-ignores-arch "checks of the arm64 kvmbench failed" \
 # list --json's arches claiming every architecture for every suite (tests/mutants/list-arches-all.mutant).
 plant list-arches-all "checks of the arm64 kvmbench failed" "patch -p1 -s -i '$src/tests/mutants/list-arches-all.mutant'" \
 	"patch -p1 -R -s -i '$src/tests/mutants/list-arches-all.mutant'"
+# x86's advice for a missing /dev/kvm (load kvm_intel or kvm_amd) given on arm64, where KVM is built in.
+plant nokvm-x86-advice "checks of the arm64 kvmbench failed" \
+	'cp src/vmm/arch/arm64/backend.c backend.c.orig && sed -i "s/return \"KVM on arm64 needs/return \"load kvm_intel or kvm_amd; KVM on arm64 needs/" src/vmm/arch/arm64/backend.c && ! cmp -s backend.c.orig src/vmm/arch/arm64/backend.c' \
+	'mv backend.c.orig src/vmm/arch/arm64/backend.c && touch src/vmm/arch/arm64/backend.c'
 # The minimal VMM's guest code between local labels: its GOT references collapse to one, every size 0.
 plant minivmm-local-labels "not ok [0-9]* - the minimal arm64 VMM's guest code is linked whole" \
 	'cp tools/arch/arm64/minivmm.c minivmm.c.orig && sed -i -e "s/^#define KB_MINI_SYM(name) .*/#define KB_MINI_SYM(name) #name \":\\\\n\"/" -e "s/ __attribute__((visibility(\"hidden\")))//" tools/arch/arm64/minivmm.c && ! cmp -s minivmm.c.orig tools/arch/arm64/minivmm.c' \

@@ -61,6 +61,10 @@ echo $? >"$out/info-cpuid.rc"
 check "info --cpuid-file (an x86 dump) is refused with exit 2: libcpuid is x86's" \
 	sh -c "grep -qx 2 '$out/info-cpuid.rc' && grep -q 'needs libcpuid' '$out/info-cpuid.out'"
 
+kb run --kvm "$out/no-such-kvm" micro-bench >"$out/nokvm.out" 2>&1
+echo $? >"$out/nokvm.rc"
+check "run with no KVM device: exit 2, and arm64's advice (EL2), not x86's modules" \
+	sh -c "grep -qx 2 '$out/nokvm.rc' && grep -q 'no such device.*booted at EL2' '$out/nokvm.out' && ! grep -q kvm_intel '$out/nokvm.out'"
 kb run cpuid -o "$out/run.json" >"$out/run.out" 2>&1
 echo $? >"$out/run.rc"
 check "run cpuid exits 0 (every test skipped)" grep -qx 0 "$out/run.rc"

@@ -15,7 +15,7 @@ struct kb_machine_cfg;
 /*
  * Each architecture implements every function below, and also the public functions of kvm.h
  * that differ between architectures: kb_kvm_caps() (whose required entries kb_kvm_open()
- * checks), kb_backend_detect(), and on x86 kb_vcpu_set_msr() and kb_vcpu_get_msr().
+ * checks), kb_backend_detect(), kb_kvm_missing_hint(), and on x86 kb_vcpu_set_msr() and kb_vcpu_get_msr().
  * All return 0 or -errno with a kb_fail() message unless said otherwise.
  */
 

@@ -71,7 +71,7 @@ int kb_kvm_open(struct kb_kvm *kvm, const char *path)
 	if (kvm->fd < 0) {
 		err = errno;
 		if (err == ENOENT)
-			return kb_fail(err, "%s: no such device (is KVM enabled? load kvm_intel or kvm_amd, and check that virtualization is on in the firmware)", path);
+			return kb_fail(err, "%s: no such device (is KVM enabled? %s)", path, kb_kvm_missing_hint());
 		if (err == EACCES || err == EPERM)
 			return kb_fail(err, "%s: permission denied (add your user to group 'kvm', the group that owns it "
 				       "on Debian: usermod -aG kvm USER, then log in again; kvmbench needs no root)", path);

@@ -82,6 +82,8 @@ const char *kb_backend_name(enum kb_backend b);
 /* The module whose parameters are the backend's own (/sys/module/NAME), or NULL: none apart from kvm. */
 const char *kb_backend_module(enum kb_backend b);
 enum kb_backend kb_backend_detect(void);
+/* What to check when the KVM device does not exist: the architecture's own advice. */
+const char *kb_kvm_missing_hint(void);
 /* Whether the backend virtualizes the local APIC in hardware (APICv, AVIC): 1, 0, or -1 unknown. */
 int kb_apic_virt_detect(enum kb_backend b);
 

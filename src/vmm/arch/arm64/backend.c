@@ -42,6 +42,13 @@ enum kb_backend kb_backend_detect(void)
 	return KB_BACKEND_ARM64;
 }
 
+const char *kb_kvm_missing_hint(void)
+{
+	/* CONFIG_KVM=y in Debian's arm64 kernel: no module to load; KVM initialises only at EL2. */
+	return "KVM on arm64 needs the kernel booted at EL2, in VHE or nVHE mode: 'dmesg | grep kvm' says which "
+	       "or why not; in a VM, the hypervisor must offer EL2 (QEMU: -M virt,virtualization=on)";
+}
+
 int kb_apic_virt_detect(enum kb_backend b)
 {
 	/* No local APIC: the GIC's virtualization (GICv4.1 direct injection) is not read yet. */

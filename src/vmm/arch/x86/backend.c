@@ -30,6 +30,11 @@ const struct kb_cap *kb_kvm_caps(unsigned int *n)
 	return caps;
 }
 
+const char *kb_kvm_missing_hint(void)
+{
+	return "load kvm_intel or kvm_amd, and check that virtualization is on in the firmware";
+}
+
 int kb_apic_virt_detect(enum kb_backend b)
 {
 	/* VMX's APICv and SVM's AVIC, as the loaded module's parameters say ('Y'/'N', '1'/'0'). */
