@@ -5,9 +5,13 @@
 # qemu-aarch64-static, through binfmt_misc.  Slow (everything, apt and gcc included, is emulated);
 # not part of make check or CI.  docs/packaging.md records its outcome and wall time.
 #
-# Usage (root): tools/arm64-readme.sh [WORKDIR]
+# Usage (root): tools/arm64-readme.sh [--vm] [WORKDIR]
 #   WORKDIR (default: a new directory in /var/tmp) keeps the root, the logs (readme-1.log,
 #   readme-2.log) and the exit status and wall time of each command (readme.status).
+#   --vm: run the two commands again, from a fresh clone, in the emulated arm64 KVM host of
+#   tests/vm-arm64 (Debian's arm64 kernel under qemu-system-aarch64, KVM in VHE mode, so with a
+#   /dev/kvm), booted with the root that a run without --vm left in WORKDIR as its disk and with
+#   QEMU's user-mode network for apt.  The logs go to WORKDIR/vm/.
 #
 # binfmt_misc: when the system has a qemu-aarch64 entry, it is used.  Otherwise nothing of the
 # system's is changed: everything runs in a user namespace (root mapped to root) that mounts a
@@ -18,6 +22,12 @@
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+vm=0
+if [ "${1:-}" = --vm ]; then vm=1; shift; fi
+if [ "$vm" = 1 ] && [ -z "${1:-}" ]; then
+	echo "arm64-readme.sh: --vm wants the WORKDIR of an earlier run without --vm (its arm64 root)" >&2
+	exit 2
+fi
 work=${1:-$(mktemp -d /var/tmp/kb-arm64-readme.XXXXXX)}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -38,6 +48,60 @@ cmd1=$(readme_cmd 1)
 cmd2=$(readme_cmd 2)
 if [ -z "$cmd1" ] || [ -z "$cmd2" ]; then fail "README.md: cannot find its two commands (# 1. and # 2.)"; fi
 printf 'README command 1: %s\nREADME command 2: %s\n' "$cmd1" "$cmd2"
+
+# In the emulated arm64 KVM host: WORKDIR's root on a disk image, a fresh clone in it, and each
+# command run chrooted there by the testbed's command script, with /dev/kvm.
+in_vm() {
+	local root=$work/root out=$work/vm image=$work/vm-root.img n
+	[ -x "$root/usr/bin/apt-get" ] || fail "$root is not an arm64 root: run tools/arm64-readme.sh $work first"
+	for t in mkfs.ext4 qemu-system-aarch64; do command -v "$t" >/dev/null || fail "$t not found"; done
+	rm -rf "$root/root/kvmbench" "$out"
+	git clone -q "$src" "$root/root/kvmbench"
+	printf '%s\n' "$cmd1" >"$root/root/readme-command-1"
+	printf '%s\n' "$cmd2" >"$root/root/readme-command-2"
+	echo "nameserver 10.0.2.3" >"$root/etc/resolv.conf"	# QEMU's user-mode network
+	rm -f "$image"
+	truncate -s 8G "$image"
+	mkfs.ext4 -q -F -L kb-arm64 -d "$root" "$image"
+	cat >"$work/vm-command.sh" <<'GUEST'
+# Run by the testbed's /init (busybox sh, cwd /out): WORKDIR's root is /dev/vda.
+mkdir -p /mnt
+mount -t ext4 /dev/vda /mnt || { echo "cannot mount /dev/vda"; exit 10; }
+ip link set lo up
+ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up && ip route add default via 10.0.2.2 ||
+	echo "no network: apt-get cannot fetch"
+mount -t proc proc /mnt/proc
+mount -t sysfs sysfs /mnt/sys
+mount -t devtmpfs devtmpfs /mnt/dev
+mkdir -p /mnt/dev/pts /mnt/dev/shm
+mount -t devpts devpts /mnt/dev/pts
+mount -t tmpfs tmpfs /mnt/dev/shm
+: >readme.status
+for n in 1 2; do
+	start=$(date +%s)
+	chroot /mnt /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
+		/bin/bash -c "cd /root/kvmbench && uname -m && dpkg --print-architecture && ls -l /dev/kvm; set -x; . /root/readme-command-$n" \
+		>"readme-$n.log" 2>&1
+	echo "command $n: exit $?, $(($(date +%s) - start))s" >>readme.status
+	[ "$n" != 1 ] || cp /mnt/root/kvmbench/result.json . 2>/dev/null
+done
+[ ! -f /mnt/root/kvmbench/test-suite.log ] || cp /mnt/root/kvmbench/test-suite.log .
+sync
+umount /mnt/dev/shm /mnt/dev/pts /mnt/dev /mnt/sys /mnt/proc /mnt
+GUEST
+	# 5 h: under TCG the compiler and the tests are emulated in full.
+	"$src/tests/vm-arm64/run-vm.sh" -o "$out" -m 2048 --smp 2 -t 18000 --guest-timeout 17400 \
+		--disk "$image" --net-user --module virtio_blk --module virtio_net --module ext4 \
+		--module crc32c_generic --command-file "$work/vm-command.sh" || echo "run-vm.sh: exit $?" >>"$out/run-vm.status"
+	for n in 1 2; do [ ! -f "$out/readme-$n.log" ] || tail -n 5 "$out/readme-$n.log"; done
+	cat "$out/readme.status" 2>/dev/null || fail "the emulated host sent no readme.status (see $out/_testbed/)"
+}
+if [ "$vm" = 1 ]; then
+	[ "$(id -u)" -eq 0 ] || fail "needs root"
+	work=$(cd "$work" && pwd)
+	in_vm
+	exit 0
+fi
 
 # The mirror this machine's apt uses for bookworm (one-line or deb822 sources).
 mirror=$( (sed -n 's/^deb \(\[[^]]*\] \)*\([^ ]*\) bookworm .*/\2/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null

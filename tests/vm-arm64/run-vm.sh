@@ -39,6 +39,11 @@ Usage: run-vm.sh -o OUTDIR [options] [initramfs options]
                          killed and the run fails
       --initrd FILE      boot this initramfs instead of building one
       --append STRING    extra kernel command-line words
+      --disk FILE        attach the raw image FILE as a virtio block device (/dev/vda in
+                         the guest; load virtio_blk with --module); the guest writes to it
+      --net-user         a virtio network device on QEMU's user-mode network (guest
+                         10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3; load virtio_net);
+                         by default the guest has no network
   -v, --verbose          copy the guest console to stderr while it runs
   -h, --help             this text
 
@@ -66,6 +71,8 @@ tcg_thread=${TESTBED_TCG_THREAD:-multi}
 limit=${TESTBED_TIMEOUT:-240}
 initrd=""
 append=""
+disk=""
+net=(-nic none)
 verbose=0
 build_args=()
 
@@ -81,6 +88,8 @@ while [ "$#" -gt 0 ]; do
 	-t | --timeout) tb_need_arg "$@"; limit=$2; shift 2 ;;
 	--initrd) tb_need_arg "$@"; initrd=$2; shift 2 ;;
 	--append) tb_need_arg "$@"; append=$2; shift 2 ;;
+	--disk) tb_need_arg "$@"; disk=$2; shift 2 ;;
+	--net-user) net=(-netdev "user,id=kbnet" -device "virtio-net-device,netdev=kbnet"); shift ;;
 	-v | --verbose) verbose=1; shift ;;
 	-p | --program | --lib-dir | --file | --module | --command-file | --guest-timeout)
 		tb_need_arg "$@"; build_args+=("$1" "$2"); shift 2 ;;
@@ -106,12 +115,19 @@ tb_need_cmd sha256sum coreutils
 tb_arm64_cache_ok "$cache" || tb_die "$tb_arm64_cache_why"
 kernel=$(tb_arm64_vmlinuz "$cache")
 [ -z "$initrd" ] || [ -r "$initrd" ] || tb_die "initramfs '$initrd' not found or not readable"
+disk_args=()
+if [ -n "$disk" ]; then
+	if [ ! -f "$disk" ] || [ ! -w "$disk" ]; then tb_die "disk image '$disk' not found or not writable"; fi
+	case $disk in *,*) tb_die "disk image '$disk': QEMU cannot take a ',' in a file name here" ;; esac
+	disk_args=(-drive "file=$disk,format=raw,if=none,id=kbdisk" -device "virtio-blk-device,drive=kbdisk")
+fi
 tb_run_setup run-vm-arm64 "$outdir" "$here/mkinitramfs.sh" --cache "$cache" "${build_args[@]+"${build_args[@]}"}"
 # A virtio-serial port (/dev/vport0p1 in the guest) carries the results, the PL011 (ttyAMA0) the kernel's
 # console: both a console and the PL011 move 16 bytes or fewer an exit, far too slow under TCG.
 machine=virt,virtualization=on,gic-version=$gic
 qemu_cmd=(qemu-system-aarch64 -M "$machine" -accel "tcg,thread=$tcg_thread"
-	-cpu "$cpu" -m "$mem" -smp "$smp" -display none -no-reboot -nic none -monitor none
+	-cpu "$cpu" -m "$mem" -smp "$smp" -display none -no-reboot "${net[@]}" -monitor none
+	"${disk_args[@]+"${disk_args[@]}"}"
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyAMA0 panic=-1 quiet kvmtb.token=$token${append:+ $append}"
 	-serial "file:$console"
