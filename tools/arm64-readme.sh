@@ -64,7 +64,9 @@ in_vm() {
 	truncate -s 8G "$image"
 	mkfs.ext4 -q -F -L kb-arm64 -d "$root" "$image"
 	cat >"$work/vm-command.sh" <<'GUEST'
-# Run by the testbed's /init (busybox sh, cwd /out): WORKDIR's root is /dev/vda.
+# Run by the testbed's /init (busybox sh, cwd /out): WORKDIR's root is /dev/vda.  The logs are
+# written on that disk as they grow (root/vm-readme-N.log, root/vm-readme.status), so that a run
+# stopped early leaves them in the image; /out gets copies at the end.
 mkdir -p /mnt
 mount -t ext4 /dev/vda /mnt || { echo "cannot mount /dev/vda"; exit 10; }
 ip link set lo up
@@ -76,15 +78,18 @@ mount -t devtmpfs devtmpfs /mnt/dev
 mkdir -p /mnt/dev/pts /mnt/dev/shm
 mount -t devpts devpts /mnt/dev/pts
 mount -t tmpfs tmpfs /mnt/dev/shm
-: >readme.status
+: >/mnt/root/vm-readme.status
 for n in 1 2; do
 	start=$(date +%s)
 	chroot /mnt /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 \
 		/bin/bash -c "cd /root/kvmbench && uname -m && dpkg --print-architecture && ls -l /dev/kvm; set -x; . /root/readme-command-$n" \
-		>"readme-$n.log" 2>&1
-	echo "command $n: exit $?, $(($(date +%s) - start))s" >>readme.status
+		>"/mnt/root/vm-readme-$n.log" 2>&1
+	echo "command $n: exit $?, $(($(date +%s) - start))s" >>/mnt/root/vm-readme.status
+	sync
+	cp "/mnt/root/vm-readme-$n.log" "readme-$n.log"
 	[ "$n" != 1 ] || cp /mnt/root/kvmbench/result.json . 2>/dev/null
 done
+cp /mnt/root/vm-readme.status readme.status
 [ ! -f /mnt/root/kvmbench/test-suite.log ] || cp /mnt/root/kvmbench/test-suite.log .
 sync
 umount /mnt/dev/shm /mnt/dev/pts /mnt/dev /mnt/sys /mnt/proc /mnt
@@ -94,7 +99,8 @@ GUEST
 		--disk "$image" --net-user --module virtio_blk --module virtio_net --module ext4 \
 		--module crc32c_generic --command-file "$work/vm-command.sh" || echo "run-vm.sh: exit $?" >>"$out/run-vm.status"
 	for n in 1 2; do [ ! -f "$out/readme-$n.log" ] || tail -n 5 "$out/readme-$n.log"; done
-	cat "$out/readme.status" 2>/dev/null || fail "the emulated host sent no readme.status (see $out/_testbed/)"
+	cat "$out/readme.status" 2>/dev/null ||
+		fail "the emulated host sent no readme.status (see $out/_testbed/; the disk $image has root/vm-readme-*)"
 }
 if [ "$vm" = 1 ]; then
 	[ "$(id -u)" -eq 0 ] || fail "needs root"
