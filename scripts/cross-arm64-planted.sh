@@ -4,9 +4,9 @@
 # time in the tree it has just built and passed, and made again there (incremental, KB_CROSS_REUSE):
 # a compiler warning in the arm64 code, defects the arm64 tests catch under qemu
 # (tests/mutants/arm64-variant-ignored.mutant, arch-suite-always-available.mutant), and an x86 suite
-# that list or run of the arm64 kvmbench treats as runnable, and list --json's arches claiming every
-# architecture, and x86's advice for a missing /dev/kvm (scripts/cross-arm64-program.sh).  Each plant is removed again.  TAP output; make
-# check-cross-arm64 runs it after cross-arm64.sh.
+# that list or run of the arm64 kvmbench treats as runnable, list --json's arches claiming every
+# architecture, and x86's advice for a missing /dev/kvm (scripts/cross-arm64-program.sh).  Each plant
+# is removed again.  TAP output; make check-cross-arm64 runs it after cross-arm64.sh.
 # Usage: scripts/cross-arm64-planted.sh SRCDIR BUILDDIR   (the two cross-arm64.sh was given)
 set -u
 [ $# -eq 2 ] || { echo "usage: $0 SRCDIR BUILDDIR" >&2; exit 2; }
