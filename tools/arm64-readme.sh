@@ -52,7 +52,7 @@ printf 'README command 1: %s\nREADME command 2: %s\n' "$cmd1" "$cmd2"
 # In the emulated arm64 KVM host: WORKDIR's root on a disk image, a fresh clone in it, and each
 # command run chrooted there by the testbed's command script, with /dev/kvm.
 in_vm() {
-	local root=$work/root out=$work/vm image=$work/vm-root.img n
+	local root=$work/root out=$work/vm image=$work/vm-root.img n t
 	[ -x "$root/usr/bin/apt-get" ] || fail "$root is not an arm64 root: run tools/arm64-readme.sh $work first"
 	for t in mkfs.ext4 qemu-system-aarch64; do command -v "$t" >/dev/null || fail "$t not found"; done
 	rm -rf "$root/root/kvmbench" "$out"
@@ -97,14 +97,12 @@ GUEST
 	# 5 h: under TCG the compiler and the tests are emulated in full.
 	"$src/tests/vm-arm64/run-vm.sh" -o "$out" -m 2048 --smp 2 -t 18000 --guest-timeout 17400 \
 		--disk "$image" --net-user --module virtio_blk --module virtio_net --module ext4 \
-		--module crc32c_generic --command-file "$work/vm-command.sh" || echo "run-vm.sh: exit $?" >>"$out/run-vm.status"
+		--module crc32c_generic --command-file "$work/vm-command.sh" || echo "arm64-readme.sh: run-vm.sh exited $?" >&2
 	for n in 1 2; do [ ! -f "$out/readme-$n.log" ] || tail -n 5 "$out/readme-$n.log"; done
 	cat "$out/readme.status" 2>/dev/null ||
 		fail "the emulated host sent no readme.status (see $out/_testbed/; the disk $image has root/vm-readme-*)"
 }
 if [ "$vm" = 1 ]; then
-	[ "$(id -u)" -eq 0 ] || fail "needs root"
-	work=$(cd "$work" && pwd)
 	in_vm
 	exit 0
 fi
