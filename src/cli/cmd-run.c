@@ -716,7 +716,15 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		fprintf(stderr, "kvmbench: interrupted; %zu completed test(s) kept%s%s\n", res.ntests,
 			o->json ? " in " : "", o->json ? o->json : "");
 	} else if (!ret && failed && !o->profile) {
-		kb_warn("%d test(s) failed or gave invalid measurements; see the reasons above", failed);
+		/* Quiet, the table that gives the reasons is not printed: they are given here instead. */
+		if (o->quiet)
+			for (size_t i = 0; i < res.ntests; i++)
+				if (res.tests[i].status == KB_STATUS_ERROR || res.tests[i].status == KB_STATUS_INVALID)
+					kb_warn("%s/%s %s: %s", res.tests[i].suite, res.tests[i].test,
+						res.tests[i].status == KB_STATUS_ERROR ? "failed" : "invalid",
+						res.tests[i].reason ? res.tests[i].reason : "no reason recorded");
+		kb_warn("%d test(s) failed or gave invalid measurements; see the reasons %s", failed,
+			o->quiet ? "just above" : "in the table above");
 		ret = 1;
 	}
 	/* With a profile its criteria decide (an invalid test may be allowed); an interrupted run is judged
