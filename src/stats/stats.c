@@ -17,7 +17,12 @@ double kb_t95(double df)
 
 static double median_of(double *sorted, size_t n)
 {
-	return gsl_stats_median_from_sorted_data(sorted, 1, n);
+	double m = gsl_stats_median_from_sorted_data(sorted, 1, n);
+
+	/* GSL averages the middle two as (a + b) / 2, which overflows for two near the ends of the doubles. */
+	if (!isfinite(m) && n && !(n % 2) && isfinite(sorted[n / 2 - 1]) && isfinite(sorted[n / 2]))
+		m = sorted[n / 2 - 1] / 2 + sorted[n / 2] / 2;
+	return m;
 }
 
 /* Median absolute deviation, unscaled. */

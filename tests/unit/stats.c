@@ -50,6 +50,14 @@ int main(void)
 	ok(s.n == 8, "n is 8");
 	is_near(s.mean, 5.0, 1e-12, "mean");
 	is_near(s.median, 4.5, 1e-12, "median of an even count");
+	{
+		/* The middle two near the ends of the doubles: their sum overflows, their median does not. */
+		const double big[] = { -1.7e308, 1.7e308, 1.7e308, 1.6e308 };
+		struct kb_summary b;
+
+		kb_summarize(big, 4, &b);
+		is_near(b.median, 1.65e308, 1e293, "median of two near the largest double, not inf");
+	}
 	is_near(s.stddev, 2.13808993529939, 1e-9, "sample standard deviation");
 	is_near(s.cv, 2.13808993529939 / 5.0, 1e-9, "coefficient of variation");
 	is_near(s.min, 2, 0, "min");
