@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* writer-csv.c: CSV (RFC 4180): one row per test and metric with its summary, or one row per raw sample. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/kb.h"
 #include "output/writers.h"
 
+/* A number, or an empty field when it is none (a spread that overflowed): never "inf" or "-nan". */
 static void num(FILE *f, double v)
 {
-	fprintf(f, ",%.15g", v);
+	if (isfinite(v))
+		fprintf(f, ",%.15g", v);
+	else
+		fputc(',', f);
 }
 
 static void str(FILE *f, const char *s)
