@@ -300,7 +300,7 @@ static int fold(struct kb_result *side, bool *have, const char *file)
 	return 0;
 }
 
-/* What the JSON records of the run: both configurations and the order. */
+/* What the JSON records of the run: the command line as typed, both configurations and the order. */
 static json_object *ab_json(const struct ab_cfg *o, const char *order)
 {
 	json_object *j = json_object_new_object();
@@ -324,6 +324,7 @@ static json_object *ab_json(const struct ab_cfg *o, const char *order)
 	kb_json_set_int(j, "pairs", o->pairs);
 	kb_json_set_str(j, "mode", o->mode);
 	kb_json_set_str(j, "order", order);
+	kb_json_set(j, "command", kb_cli_command_line());
 	return j;
 }
 
