@@ -15,6 +15,7 @@
 #include "cli/runlock.h"
 #include "output/compare-view.h"
 #include "output/junit.h"
+#include "host/advice.h"
 #include "host/arm64.h"
 #include "host/cpu.h"
 #include "host/host.h"
@@ -22,6 +23,7 @@
 #include "core/kb.h"
 #include "output/scaling.h"
 #include "run/perfcount.h"
+#include "run/probe.h"
 #include "run/stability.h"
 #include "bench/suites.h"
 #include "output/table.h"
@@ -518,6 +520,23 @@ static int judge_profile(struct kb_run_profile *rp, struct kb_result *res, const
 	return ret;
 }
 
+/* Where a guest's CPUID goes on this host, counted once before the tests (their exit counts may
+ * depend on it) and kept with the host facts.  -errno when the probe's guest could not run. */
+static int record_cpuid_probe(const struct kb_run_ctx *ctx, json_object *host)
+{
+	struct kb_cpuid_probe probe;
+	json_object *kvm_facts;
+	int err;
+
+	if (!ctx->kvm || !json_object_object_get_ex(host, "kvm", &kvm_facts))
+		return 0;
+	err = kb_probe_guest_cpuid(ctx, &probe);
+	json_object_object_add(kvm_facts, "guest_cpuid", kb_cpuid_probe_json(&probe));
+	if (kb_json_get(host, "advice"))
+		kb_advice_add_probed(kb_json_get(host, "advice"), kb_backend_name(ctx->kvm->backend), probe.verdict);
+	return err;
+}
+
 static int cmd_run(void *cfgp, int argc, char **argv)
 {
 	struct run_cfg *o = cfgp;
@@ -650,12 +669,17 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		kb_die("%s", kb_last_error());
 	ctx.plan = &plan;
 	json_object_object_add(res.host, "placement", kb_plan_json(&plan));
+	/* A guest that cannot run CPUID here would fail every test after it: the run stops before them. */
+	if (record_cpuid_probe(&ctx, res.host) && !stop_requested)
+		kb_die("the run could not start: %s", kb_last_error());
 	note_overcommit(json_object_object_get(res.host, "placement"), plan_vcpus(o, sel, nsel));
 	if (!o->quiet)
 		kb_line_header(stdout);
 	runs = plan_runs(o, sel, nsel, &nruns);
 	eta_total = nruns * (size_t)o->rounds;
-	for (size_t i = 0; i < nruns; i++) {
+	if (stop_requested)
+		ret = 128 + stop_requested;   /* during the probe: no test began */
+	for (size_t i = 0; i < nruns && !ret; i++) {
 		const struct selected *s = runs[i].sel;
 		char id[192];
 		struct kb_test_result *r = kb_result_add_test(&res, s->suite->name, s->test->name);

@@ -42,6 +42,8 @@ static bool a_intel_no_pmu(const struct kb_host_facts *f) { return is_intel(f) &
 static bool a_pmu_off(const struct kb_host_facts *f) { return param_is(f, "enable_pmu", off_values); }
 static bool a_nested(const struct kb_host_facts *f) { return f->cpu->virt.hypervisor; }
 static bool a_pvm(const struct kb_host_facts *f) { return backend_is(f, "kvm_pvm"); }
+static bool a_pvm_cpuid_exits(const struct kb_host_facts *f) { return a_pvm(f) && f->guest_cpuid == KB_GUEST_CPUID_EXITS; }
+static bool a_pvm_cpuid_below(const struct kb_host_facts *f) { return a_pvm(f) && f->guest_cpuid == KB_GUEST_CPUID_BELOW; }
 static bool a_no_hw_virt(const struct kb_host_facts *f)
 {
 	return !f->cpu->virt.vmx && !f->cpu->virt.svm && !backend_is(f, "kvm_pvm");
@@ -71,6 +73,7 @@ static const struct advice_rule {
 	bool (*applies)(const struct kb_host_facts *f);
 	const char *text;
 	bool topology_only;         /* looks at the topology facts only, not at the CPU */
+	bool probed;                /* looks at what a probe guest counted (the backend and guest_cpuid) only */
 } advice_rules[] = {
 	{ "unknown-microarchitecture", a_unknown,
 	  "{vendor} family {family} model {model}: microarchitecture unknown to kvmbench's table (src/host/uarch.c); "
@@ -97,6 +100,13 @@ static const struct advice_rule {
 	{ "kvm-pvm", a_pvm,
 	  "kvm_pvm backend (software, pagetable-based): guest ring 0 runs at CPL3 and privileged "
 	  "instructions trap; VMCALL/VMMCALL never reach it; rates are not comparable with VMX/SVM hosts" },
+	{ "kvm-pvm-cpuid-exits", a_pvm_cpuid_exits,
+	  "a guest's CPUID exits to kvm_pvm on this host (counted: 'guest CPUID' under Virtualization), so the cpuid "
+	  "suite measures kvm_pvm's CPUID exits; on other kvm_pvm hosts the outer hypervisor answers it: compare "
+	  "CPUID rates only with hosts where it exits too", false, true },
+	{ "kvm-pvm-cpuid-below", a_pvm_cpuid_below,
+	  "a guest's CPUID never reaches kvm_pvm on this host: the hypervisor underneath answers it (counted: 'guest "
+	  "CPUID' under Virtualization), so the cpuid suite has no KVM exit to measure and reports its tests invalid", false, true },
 	{ "no-hardware-virtualization", a_no_hw_virt,
 	  "neither VMX nor SVM is visible: kvm_intel/kvm_amd cannot run guests here" },
 	{ "shadow-paging", a_shadow_paging,
@@ -197,22 +207,36 @@ static void fill_text(const struct kb_host_facts *f, const char *tmpl, char *out
 	}
 }
 
+/* Rule i's entry on a, when it applies. */
+static void add_rule(const struct kb_host_facts *f, size_t i, json_object *a)
+{
+	char text[512];
+	json_object *o;
+
+	if ((!f->cpu && !advice_rules[i].topology_only && !advice_rules[i].probed) || !advice_rules[i].applies(f))
+		return;
+	fill_text(f, advice_rules[i].text, text, sizeof(text));
+	o = json_object_new_object();
+	kb_json_set_str(o, "id", advice_rules[i].id);
+	kb_json_set_str(o, "text", text);
+	json_object_array_add(a, o);
+}
+
+void kb_advice_add_probed(json_object *advice, const char *backend, int guest_cpuid)
+{
+	const struct kb_host_facts f = { .backend = backend, .guest_cpuid = guest_cpuid };
+
+	for (size_t i = 0; i < ARRAY_SIZE(advice_rules); i++)
+		if (advice_rules[i].probed)
+			add_rule(&f, i, advice);
+}
+
 json_object *kb_advice_json(const struct kb_host_facts *f)
 {
 	json_object *a = json_object_new_array();
-	char text[512];
 
-	for (size_t i = 0; i < ARRAY_SIZE(advice_rules); i++) {
-		json_object *o;
-
-		if ((!f->cpu && !advice_rules[i].topology_only) || !advice_rules[i].applies(f))
-			continue;
-		fill_text(f, advice_rules[i].text, text, sizeof(text));
-		o = json_object_new_object();
-		kb_json_set_str(o, "id", advice_rules[i].id);
-		kb_json_set_str(o, "text", text);
-		json_object_array_add(a, o);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(advice_rules); i++)
+		add_rule(f, i, a);
 	if (f->arm64)
 		kb_arm64_advice(f->arm64, a);
 	if (f->arm64_gic)

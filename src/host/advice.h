@@ -7,6 +7,7 @@
 
 #include "host/arm64.h"
 #include "host/cpu-info.h"
+#include "vmm/kvm.h"
 
 /* ---- "what matters on this host" ---- */
 
@@ -19,9 +20,13 @@ struct kb_host_facts {
 	int numa_nodes;             /* 0: unknown */
 	int threads_per_core;       /* 0: unknown */
 	const char *memory_only_nodes; /* list such as "2-3"; NULL or "" when none */
+	int guest_cpuid;            /* enum kb_guest_cpuid (vmm/kvm.h): where this host's probe found a guest's CPUID goes */
 };
 
 /* The advice that applies, as an array of { "id", "text" }. */
 json_object *kb_advice_json(const struct kb_host_facts *f);
+/* The advice on what a probe guest counted, added to 'advice' once it has run (after the rest was made):
+ * backend and guest_cpuid as in kb_host_facts. */
+void kb_advice_add_probed(json_object *advice, const char *backend, int guest_cpuid);
 
 #endif

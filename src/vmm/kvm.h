@@ -27,6 +27,14 @@ enum kb_backend {
 
 #define KB_MAX_CAPS 32
 
+/* Where a guest's CPUID goes: kvm_pvm under an outer hypervisor may never see it (the outer one
+ * answers it), and which a host does differs between hosts of the same kind. */
+enum kb_guest_cpuid {
+	KB_GUEST_CPUID_UNKNOWN = 0,   /* not probed, or the count could not tell */
+	KB_GUEST_CPUID_EXITS,         /* it exits to this KVM */
+	KB_GUEST_CPUID_BELOW,         /* something underneath this KVM answers it */
+};
+
 struct kb_kvm {
 	int fd;
 	int cap_value[KB_MAX_CAPS];   /* KVM_CHECK_EXTENSION of each of kb_kvm_caps(), probed at open */
@@ -34,6 +42,7 @@ struct kb_kvm {
 	int vcpu_mmap_size;
 	enum kb_backend backend;
 	int apic_virt;              /* APICv (VMX) or AVIC (SVM) on: 1, off: 0, cannot tell: -1 */
+	int guest_cpuid;            /* enum kb_guest_cpuid: counted by kb_probe_guest_cpuid(), never assumed */
 	struct kvm_cpuid2 *supported_cpuid;
 };
 

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* probe.c: whether a guest's CPUID reaches this KVM, counted: a one-vCPU guest runs CPUID(0) a few
+ * hundred times and KVM's own 'exits' stat says how many of them exited. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/kb.h"
+#include "kb_loops.h"
+#include "run/crew.h"
+#include "run/probe.h"
+#include "vmm/cpuarch.h"
+#include "vmm/kvm.h"
+#include "vmm/machine.h"
+
+int kb_cpuid_probe_judge(uint64_t cpuids, uint64_t exits)
+{
+	if (!cpuids)
+		return KB_GUEST_CPUID_UNKNOWN;
+	if (2 * exits >= cpuids)
+		return KB_GUEST_CPUID_EXITS;
+	if (10 * exits <= cpuids)
+		return KB_GUEST_CPUID_BELOW;
+	return KB_GUEST_CPUID_UNKNOWN;
+}
+
+/* CPUID(0, 0): the leaf every CPU answers.  The parameters start at 0. */
+static void leaf0(int vcpu, uint64_t param[6], void *arg)
+{
+	(void)vcpu;
+	(void)arg;
+	param[0] = param[1] = 0;
+}
+
+/* The guest's loop once on a fresh one-vCPU machine; its exits into p, or -errno with the message. */
+static int count(const struct kb_run_ctx *ctx, struct kb_cpuid_probe *p)
+{
+	struct kb_machine_cfg cfg = { .nvcpus = 1, .mem_node = -1, .label = "the CPUID probe" };
+	struct kb_crew_phase ph = { KB_LOOP_CPUID, KB_PROBE_CPUIDS, leaf0, NULL };
+	struct kb_crew_result res = { 0 };
+	struct kb_crew *crew = NULL;
+	struct kb_machine m;
+	uint64_t wall_ns;
+	int i_exits, i_irq, err;
+
+	/* Every KVM_RUN bounded, in info too: the watchdog's handler is installed before any vCPU runs. */
+	err = kb_watchdog_init();
+	if (!err)
+		err = kb_machine_create(ctx->kvm, &cfg, &m);
+	if (err)
+		return err;
+	i_exits = kb_stats_find(&m.vcpus[0].stats, "exits");
+	i_irq = kb_stats_find(&m.vcpus[0].stats, "irq_exits");
+	if (i_exits < 0) {
+		err = kb_fail(ENOTSUP, "this kernel's KVM stats lack 'exits'");
+		goto out;
+	}
+	res.stats = kb_xcalloc(m.vcpus[0].stats.nvals + 1, sizeof(uint64_t));
+	err = kb_crew_start(&crew, &m, ctx);
+	if (!err)
+		err = kb_crew_run(crew, &ph, &res, &wall_ns);
+	if (!err) {
+		/* The call back to userspace at the loop's end is one exit; host interrupts' are not the guest's. */
+		uint64_t exits = res.stats[i_exits] - (i_irq >= 0 ? res.stats[i_irq] : 0);
+
+		p->cpuids = res.iters;
+		p->exits = exits ? exits - 1 : 0;
+	}
+out:
+	kb_crew_stop(crew);
+	free(res.stats);
+	kb_machine_destroy(&m);
+	return err;
+}
+
+int kb_probe_guest_cpuid(const struct kb_run_ctx *ctx, struct kb_cpuid_probe *p)
+{
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!ctx->kvm)
+		snprintf(p->why, sizeof(p->why), "no usable /dev/kvm");
+	else if (!(kb_arch_self() & KB_ARCH_X86))
+		snprintf(p->why, sizeof(p->why), "CPUID is an x86 instruction");
+	else if ((err = count(ctx, p)) == -ENOTSUP)
+		snprintf(p->why, sizeof(p->why), "%s", kb_last_error());
+	else if (err)
+		snprintf(p->why, sizeof(p->why), "the CPUID probe's guest failed: %s", kb_last_error());
+	p->verdict = kb_cpuid_probe_judge(p->cpuids, p->exits);
+	if (p->verdict == KB_GUEST_CPUID_UNKNOWN && !p->why[0])
+		snprintf(p->why, sizeof(p->why), "%llu exits for %llu CPUIDs: neither about one each nor about none",
+			 (unsigned long long)p->exits, (unsigned long long)p->cpuids);
+	if (ctx->kvm)
+		ctx->kvm->guest_cpuid = p->verdict;
+	if (err == -ENOTSUP)
+		return 0;
+	return err ? kb_fail(-err, "%s", p->why) : 0;
+}
+
+static const char *verdict_name(int v)
+{
+	return v == KB_GUEST_CPUID_EXITS ? "exits" : v == KB_GUEST_CPUID_BELOW ? "answered_below" : "unknown";
+}
+
+json_object *kb_cpuid_probe_json(const struct kb_cpuid_probe *p)
+{
+	json_object *j = json_object_new_object();
+
+	kb_json_set_str(j, "verdict", verdict_name(p->verdict));
+	kb_json_set_u64(j, "cpuids", p->cpuids);
+	kb_json_set_u64(j, "exits", p->exits);
+	kb_json_set_str(j, "reason", p->why[0] ? p->why : NULL);
+	return j;
+}
+
+void kb_cpuid_probe_describe(const struct kb_cpuid_probe *p, const char *backend, char *buf, size_t size)
+{
+	if (p->verdict == KB_GUEST_CPUID_EXITS)
+		snprintf(buf, size, "exits to %s (%llu exits for %llu CPUIDs)", backend, (unsigned long long)p->exits,
+			 (unsigned long long)p->cpuids);
+	else if (p->verdict == KB_GUEST_CPUID_BELOW)
+		snprintf(buf, size, "answered underneath %s, which never sees it (%llu exits for %llu CPUIDs)", backend,
+			 (unsigned long long)p->exits, (unsigned long long)p->cpuids);
+	else
+		snprintf(buf, size, "not known: %s", p->why);
+}
