@@ -21,7 +21,13 @@ struct kb_exit_range kb_test_expected_exits(const struct kb_test_def *t, const s
 	switch (kvm->backend) {
 	case KB_BACKEND_INTEL: r = t->exits_on.intel; break;
 	case KB_BACKEND_AMD: r = t->exits_on.amd; break;
-	case KB_BACKEND_PVM: return t->exits_on.pvm;
+	case KB_BACKEND_PVM:
+		r = t->exits_on.pvm;
+		if (t->exits_on.pvm_cpuids > 0 && kvm->guest_cpuid == KB_GUEST_CPUID_EXITS)
+			r.lo = r.hi;
+		else if (t->exits_on.pvm_cpuids > 0 && kvm->guest_cpuid == KB_GUEST_CPUID_BELOW)
+			r.lo = r.hi = r.hi - t->exits_on.pvm_cpuids;
+		return r;
 	case KB_BACKEND_ARM64: return t->exits_on.arm64;
 	default: return (struct kb_exit_range){ t->exits_per_iter, t->exits_per_iter };
 	}

@@ -43,6 +43,10 @@ struct kb_backend_exits {
 	/* VMX and SVM: the ranges span what APICv/AVIC may absorb (lo: the exits the architecture
 	 * guarantees, HLT's say); with the APIC not virtualized every exit happens: exactly hi. */
 	bool exact_without_apic_virt;
+	/* kvm_pvm: CPUIDs per iteration the top of its range counts as exits.  Once the host's probe
+	 * (run/probe.c) has said where a guest's CPUID goes, exactly hi where it exits to kvm_pvm, exactly
+	 * hi - pvm_cpuids where something underneath answers it; the range until then. */
+	double pvm_cpuids;
 };
 
 /* A KVM vCPU stat one iteration must add to, per iteration (arm64's hvc_exit_stat, say). */
