@@ -259,3 +259,8 @@ void kb_crew_stop(struct kb_crew *c)
 	free(c->members);
 	free(c);
 }
+
+double kb_crew_loop_exits(const struct kb_crew_result *part, int i_exits, int i_irq)
+{
+	return (double)part->stats[i_exits] - 1 - (i_irq >= 0 ? (double)part->stats[i_irq] : 0);
+}

@@ -55,5 +55,9 @@ int kb_crew_run(struct kb_crew *c, const struct kb_crew_phase *ph, struct kb_cre
 		uint64_t *wall_ns);
 /* End the threads (the guests stay where they are) and free the crew; NULL is fine. */
 void kb_crew_stop(struct kb_crew *c);
+/* The KVM exits of one vCPU's part (its stats deltas) that its loop caused: 'exits' (index i_exits)
+ * less the call channel's one exit back at the part's end, and less the exits for host interrupts
+ * (irq_exits, index i_irq; -1 where KVM does not count them), which come with time, not with the loop. */
+double kb_crew_loop_exits(const struct kb_crew_result *part, int i_exits, int i_irq);
 
 #endif

@@ -241,10 +241,9 @@ static void record(struct kb_test_result *r, const struct loop_run *lr, struct k
 				/* the whole loop against the host's clock, also where only part is timed */
 				clock_ratio += (double)s->span / (khz * 1e3) / ((double)s->host_ns / 1e9);
 			}
-			/* One exit per sample is the call channel's OUT (kvm_pvm also emulates it, SVM and
-			 * VMX do not); exits for host interrupts (irq_exits) come with time, not with the loop. */
+			/* The call channel's OUT is one of the exits (kvm_pvm also emulates it, SVM and VMX do not). */
 			if (i_exits >= 0)
-				exits += (double)s->stats[i_exits] - 1 - (i_irq >= 0 ? (double)s->stats[i_irq] : 0);
+				exits += kb_crew_loop_exits(s, i_exits, i_irq);
 			if (i_emul >= 0)
 				emul += s->stats[i_emul] ? (double)s->stats[i_emul] - 1 : 0;
 			host_ms += (double)s->host_ns / 1e6;
