@@ -329,7 +329,7 @@ static int cmd_info(void *cfgp, int argc, char **argv)
 		if (!have_kvm)
 			kb_debug("%s", kb_last_error());
 	}
-	/* Where a guest's CPUID goes is counted, not assumed: before the facts, whose advice names it. */
+	/* Where a guest's CPUID goes is counted, not assumed. */
 	if (have_kvm) {
 		const struct kb_run_opts opts = { .timeout_ns = KB_PROBE_TIMEOUT_NS };
 		const struct kb_run_ctx ctx = { .kvm = &kvm, .opts = &opts, .vcpus = 1, .stop = &info_stop };
@@ -346,8 +346,10 @@ static int cmd_info(void *cfgp, int argc, char **argv)
 		if (kvm_err[0])
 			kb_json_set_str(foreign && kb_json_get(host, "this_host") ? kb_json_get(host, "this_host") : host,
 					"kvm_error", kvm_err);
-		if (have_kvm && kb_json_get(host, "kvm"))
-			kb_json_set(kb_json_get(host, "kvm"), "guest_cpuid", kb_cpuid_probe_json(&probe));
+		/* Its advice is this host's: not mixed into another machine's (files described). */
+		if (have_kvm)
+			kb_cpuid_probe_record(&probe, kb_backend_name(kvm.backend), kb_json_get(host, "kvm"),
+					      foreign ? NULL : kb_json_get(host, "advice"));
 	}
 	for (size_t i = 0; kb_json_path(host, "warnings") && i < json_object_array_length(kb_json_path(host, "warnings")); i++)
 		kb_warn("%s", json_object_get_string(json_object_array_get_idx(kb_json_path(host, "warnings"), i)));

@@ -15,7 +15,6 @@
 #include "cli/runlock.h"
 #include "output/compare-view.h"
 #include "output/junit.h"
-#include "host/advice.h"
 #include "host/arm64.h"
 #include "host/cpu.h"
 #include "host/host.h"
@@ -525,15 +524,13 @@ static int judge_profile(struct kb_run_profile *rp, struct kb_result *res, const
 static int record_cpuid_probe(const struct kb_run_ctx *ctx, json_object *host)
 {
 	struct kb_cpuid_probe probe;
-	json_object *kvm_facts;
 	int err;
 
-	if (!ctx->kvm || !json_object_object_get_ex(host, "kvm", &kvm_facts))
+	if (!ctx->kvm || !kb_json_get(host, "kvm"))
 		return 0;
 	err = kb_probe_guest_cpuid(ctx, &probe);
-	json_object_object_add(kvm_facts, "guest_cpuid", kb_cpuid_probe_json(&probe));
-	if (kb_json_get(host, "advice"))
-		kb_advice_add_probed(kb_json_get(host, "advice"), kb_backend_name(ctx->kvm->backend), probe.verdict);
+	kb_cpuid_probe_record(&probe, kb_backend_name(ctx->kvm->backend), kb_json_get(host, "kvm"),
+			      kb_json_get(host, "advice"));
 	return err;
 }
 

@@ -20,7 +20,8 @@ struct kb_host_facts {
 	int numa_nodes;             /* 0: unknown */
 	int threads_per_core;       /* 0: unknown */
 	const char *memory_only_nodes; /* list such as "2-3"; NULL or "" when none */
-	int guest_cpuid;            /* enum kb_guest_cpuid (vmm/kvm.h): where this host's probe found a guest's CPUID goes */
+	int guest_cpuid;            /* enum kb_guest_cpuid (vmm/kvm.h): where the probe found a guest's CPUID goes;
+	                             * read by the probed rules only (kb_advice_add_probed()) */
 };
 
 /* The advice that applies, as an array of { "id", "text" }. */

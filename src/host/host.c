@@ -315,7 +315,6 @@ int kb_host_describe(struct kb_kvm *kvm, const struct kb_host_files *files, json
 		facts.numa_nodes = ts.numa_nodes;
 		facts.threads_per_core = ts.threads_per_core;
 		facts.memory_only_nodes = ts.memory_only;
-		facts.guest_cpuid = live && kvm ? kvm->guest_cpuid : KB_GUEST_CPUID_UNKNOWN;
 		kb_json_set(o, "advice", kb_advice_json(&facts));
 	}
 	if (!live)

@@ -7,6 +7,7 @@
 
 #include "core/json.h"
 #include "core/kb.h"
+#include "host/advice.h"
 #include "kb_loops.h"
 #include "run/crew.h"
 #include "run/probe.h"
@@ -109,6 +110,15 @@ json_object *kb_cpuid_probe_json(const struct kb_cpuid_probe *p)
 	kb_json_set_u64(j, "exits", p->exits);
 	kb_json_set_str(j, "reason", p->why[0] ? p->why : NULL);
 	return j;
+}
+
+void kb_cpuid_probe_record(const struct kb_cpuid_probe *p, const char *backend, json_object *kvm_facts,
+			   json_object *advice)
+{
+	if (kvm_facts)
+		kb_json_set(kvm_facts, "guest_cpuid", kb_cpuid_probe_json(p));
+	if (advice)
+		kb_advice_add_probed(advice, backend, p->verdict);
 }
 
 void kb_cpuid_probe_describe(const struct kb_cpuid_probe *p, const char *backend, char *buf, size_t size)

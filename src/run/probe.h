@@ -30,6 +30,10 @@ int kb_probe_guest_cpuid(const struct kb_run_ctx *ctx, struct kb_cpuid_probe *p)
 
 /* {"verdict": "exits"|"answered_below"|"unknown", "cpuids": N, "exits": N, "reason": "..."} */
 json_object *kb_cpuid_probe_json(const struct kb_cpuid_probe *p);
+/* The probe with the host facts: as "guest_cpuid" in kvm_facts (the host's "kvm" object) and its advice on
+ * 'advice' (the host's array; the backend's name as kb_backend_name() gives it); either may be NULL. */
+void kb_cpuid_probe_record(const struct kb_cpuid_probe *p, const char *backend, json_object *kvm_facts,
+			   json_object *advice);
 /* The verdict in words, for info and the advice: "exits to kvm_pvm (512 exits for 512 CPUIDs)". */
 void kb_cpuid_probe_describe(const struct kb_cpuid_probe *p, const char *backend, char *buf, size_t size);
 
