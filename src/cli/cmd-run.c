@@ -519,6 +519,12 @@ static int judge_profile(struct kb_run_profile *rp, struct kb_result *res, const
 	return ret;
 }
 
+/* A test that failed or measured invalidly: the run's exit status 1. */
+static bool failed_test(const struct kb_test_result *t)
+{
+	return t->status == KB_STATUS_ERROR || t->status == KB_STATUS_INVALID;
+}
+
 /* Where a guest's CPUID goes on this host, counted once before the tests (their exit counts may
  * depend on it) and kept with the host facts.  -errno when the probe's guest could not run. */
 static int record_cpuid_probe(const struct kb_run_ctx *ctx, json_object *host)
@@ -702,7 +708,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		/* In a sweep every result says its count, skipped ones too: the scaling table places them. */
 		if (sweep && !r->vcpus)
 			r->vcpus = s->test->vcpus ? s->test->vcpus : ctx.vcpus;
-		if (r->status == KB_STATUS_ERROR || r->status == KB_STATUS_INVALID)
+		if (failed_test(r))
 			failed++;
 		if (!o->quiet && o->rounds == 1) {
 			kb_line_test(stdout, r, color, o->verbose);
@@ -718,7 +724,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		ret = more_rounds(&ctx, &res, runs, nruns, o, tty);
 		failed = 0;
 		for (size_t i = 0; i < res.ntests; i++)
-			failed += res.tests[i].status == KB_STATUS_ERROR || res.tests[i].status == KB_STATUS_INVALID;
+			failed += failed_test(&res.tests[i]);
 	}
 	if (o->rounds > 1 && !o->quiet)
 		print_rounds_table(&res, runs, o, sweep, color);
@@ -740,7 +746,7 @@ static int cmd_run(void *cfgp, int argc, char **argv)
 		/* Quiet, the table that gives the reasons is not printed: they are given here instead. */
 		if (o->quiet)
 			for (size_t i = 0; i < res.ntests; i++)
-				if (res.tests[i].status == KB_STATUS_ERROR || res.tests[i].status == KB_STATUS_INVALID)
+				if (failed_test(&res.tests[i]))
 					kb_warn("%s/%s %s: %s", res.tests[i].suite, res.tests[i].test,
 						res.tests[i].status == KB_STATUS_ERROR ? "failed" : "invalid",
 						res.tests[i].reason ? res.tests[i].reason : "no reason recorded");
